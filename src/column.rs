@@ -1,0 +1,260 @@
+//! The column-level API, drop-in for `parquet::arrow::arrow_writer`'s:
+//! [`compute_leaves`] → [`ArrowLeafColumn`] → [`ArrowColumnWriter`] →
+//! [`ArrowColumnChunk`] → [`ArrowColumnChunk::append_to_row_group`].
+//!
+//! Each type is either this crate's fast FIXED_LEN_BYTE_ARRAY implementation or
+//! a thin wrapper around `parquet`'s own, chosen per leaf by
+//! [`ArrowRowGroupWriterFactory`](crate::ArrowRowGroupWriterFactory).
+
+use crate::chunk::FlbaChunk;
+use crate::leaf::{FlatLeaf, FlbaColumnWriter, flat_leaf};
+use crate::values::FlbaKind;
+use arrow_array::ArrayRef;
+use arrow_schema::{DataType, Field, FieldRef};
+use parquet::arrow::arrow_writer as upstream;
+use parquet::column::writer::ColumnCloseResult;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::writer::SerializedRowGroupWriter;
+use std::io::Write;
+use std::sync::Arc;
+
+/// A leaf column that can be encoded by [`ArrowColumnWriter`].
+///
+/// Same role as `parquet::arrow::arrow_writer::ArrowLeafColumn`. For a
+/// top-level FIXED_LEN_BYTE_ARRAY field it holds just the array: its levels
+/// are derived from the validity bitmap while writing, with no per-value work
+/// up front.
+#[derive(Debug)]
+pub struct ArrowLeafColumn(pub(crate) LeafInner);
+
+#[derive(Debug)]
+pub(crate) enum LeafInner {
+    Flat(FlatLeaf),
+    Upstream(upstream::ArrowLeafColumn),
+}
+
+/// Whether a top-level field of this type is a single FLBA-able leaf whose
+/// array can be kept as is.
+pub(crate) fn is_flat_candidate(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) => *p >= 19,
+        DataType::FixedSizeBinary(n) => *n > 0,
+        t => FlbaKind::of(t).is_some(),
+    }
+}
+
+/// Whether `array` can be written as a leaf of a `field_type` field.
+fn array_fits(field_type: &DataType, array: &ArrayRef) -> bool {
+    match array.data_type() {
+        DataType::Dictionary(_, v) => v.as_ref() == field_type,
+        DataType::RunEndEncoded(_, v) => v.data_type() == field_type,
+        t => t == field_type,
+    }
+}
+
+/// Computes the [`ArrowLeafColumn`]s of a (possibly nested) array, in the
+/// order of the Parquet schema's leaves.
+///
+/// Same as `parquet::arrow::arrow_writer::compute_leaves`. Use it to encode
+/// columns in parallel; see [`ArrowColumnWriter`].
+pub fn compute_leaves(field: &Field, array: &ArrayRef) -> Result<Vec<ArrowLeafColumn>> {
+    if is_flat_candidate(field.data_type()) && array_fits(field.data_type(), array) {
+        let field: FieldRef = Arc::new(field.clone());
+        return Ok(vec![ArrowLeafColumn(LeafInner::Flat(flat_leaf(&field, array)))]);
+    }
+    Ok(upstream::compute_leaves(field, array)?
+        .into_iter()
+        .map(|l| ArrowLeafColumn(LeafInner::Upstream(l)))
+        .collect())
+}
+
+/// Encodes [`ArrowLeafColumn`]s into an [`ArrowColumnChunk`].
+///
+/// Same as `parquet::arrow::arrow_writer::ArrowColumnWriter`; create them with
+/// [`ArrowRowGroupWriterFactory::create_column_writers`](crate::ArrowRowGroupWriterFactory::create_column_writers).
+/// Each writer is `Send` and can run on its own thread.
+///
+/// # Example: encoding columns in parallel
+/// ```
+/// # use std::sync::Arc;
+/// # use arrow_array::{ArrayRef, Decimal128Array, Int64Array};
+/// # use arrow_schema::{DataType, Field, Schema};
+/// # use parquet::arrow::ArrowSchemaConverter;
+/// # use parquet::file::properties::WriterProperties;
+/// # use parquet::file::writer::SerializedFileWriter;
+/// use parquet_flba::{compute_leaves, ArrowRowGroupWriterFactory};
+///
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("price", DataType::Decimal128(38, 10), false),
+///     Field::new("ts", DataType::Int64, false),
+/// ]));
+/// let props = Arc::new(WriterProperties::default());
+/// let parquet_schema = ArrowSchemaConverter::new().convert(&schema).unwrap();
+/// let mut out = Vec::new();
+/// let mut writer =
+///     SerializedFileWriter::new(&mut out, parquet_schema.root_schema_ptr(), props).unwrap();
+/// let factory = ArrowRowGroupWriterFactory::new(&writer, schema.clone());
+///
+/// let columns: Vec<ArrayRef> = vec![
+///     Arc::new(Decimal128Array::from(vec![1, 2, 3]).with_precision_and_scale(38, 10).unwrap()),
+///     Arc::new(Int64Array::from(vec![10, 20, 30])),
+/// ];
+/// let handles: Vec<_> = factory
+///     .create_column_writers(0)
+///     .unwrap()
+///     .into_iter()
+///     .zip(schema.fields().iter().zip(columns))
+///     .map(|(mut col_writer, (field, array))| {
+///         let field = field.clone();
+///         std::thread::spawn(move || {
+///             for leaf in compute_leaves(&field, &array)? {
+///                 col_writer.write(&leaf)?;
+///             }
+///             col_writer.close()
+///         })
+///     })
+///     .collect();
+/// let mut row_group = writer.next_row_group().unwrap();
+/// for handle in handles {
+///     handle.join().unwrap().unwrap().append_to_row_group(&mut row_group).unwrap();
+/// }
+/// row_group.close().unwrap();
+/// writer.close().unwrap();
+/// ```
+pub struct ArrowColumnWriter(pub(crate) WriterInner);
+
+pub(crate) enum WriterInner {
+    Flba(Box<FlbaColumnWriter>),
+    Upstream(upstream::ArrowColumnWriter),
+}
+
+impl std::fmt::Debug for ArrowColumnWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            WriterInner::Flba(w) => f.debug_tuple("ArrowColumnWriter").field(w).finish(),
+            WriterInner::Upstream(w) => f.debug_tuple("ArrowColumnWriter").field(w).finish(),
+        }
+    }
+}
+
+impl ArrowColumnWriter {
+    /// Writes an [`ArrowLeafColumn`].
+    ///
+    /// On error nothing of the leaf is buffered by a FIXED_LEN_BYTE_ARRAY
+    /// writer: a leaf is validated (types, nulls in required fields, decimals
+    /// that do not fit the column) before any of it is encoded.
+    pub fn write(&mut self, col: &ArrowLeafColumn) -> Result<()> {
+        match (&mut self.0, &col.0) {
+            (WriterInner::Flba(w), LeafInner::Flat(leaf)) => w.write(leaf),
+            (WriterInner::Upstream(w), LeafInner::Upstream(leaf)) => w.write(leaf),
+            (WriterInner::Upstream(w), LeafInner::Flat(leaf)) => {
+                let leaves = upstream::compute_leaves(&leaf.field, &leaf.array)?;
+                match leaves.as_slice() {
+                    [only] => w.write(only),
+                    _ => Err(ParquetError::General(format!(
+                        "field '{}' does not have exactly one leaf",
+                        leaf.field.name()
+                    ))),
+                }
+            }
+            (WriterInner::Flba(_), LeafInner::Upstream(_)) => Err(ParquetError::General(
+                "this leaf column was computed for a different column: a FIXED_LEN_BYTE_ARRAY \
+                 column writer takes the single leaf compute_leaves returns for its field"
+                    .into(),
+            )),
+        }
+    }
+
+    pub(crate) fn validate_flat(&self, leaf: &FlatLeaf) -> Result<()> {
+        match &self.0 {
+            WriterInner::Flba(w) => w.validate(leaf),
+            WriterInner::Upstream(_) => Ok(()),
+        }
+    }
+
+    pub(crate) fn write_validated(&mut self, col: &ArrowLeafColumn) -> Result<()> {
+        match (&mut self.0, &col.0) {
+            (WriterInner::Flba(w), LeafInner::Flat(leaf)) => w.write_unchecked(leaf),
+            _ => self.write(col),
+        }
+    }
+
+    /// Closes this column, returning the written [`ArrowColumnChunk`].
+    pub fn close(self) -> Result<ArrowColumnChunk> {
+        Ok(ArrowColumnChunk(match self.0 {
+            WriterInner::Flba(w) => ChunkInner::Flba(w.close()?),
+            WriterInner::Upstream(w) => ChunkInner::Upstream(w.close()?),
+        }))
+    }
+
+    /// Estimated memory held by the writer, in bytes.
+    ///
+    /// This includes buffered pages, encoder buffers, the dictionary and the
+    /// bloom filter.
+    pub fn memory_size(&self) -> usize {
+        match &self.0 {
+            WriterInner::Flba(w) => w.memory_size(),
+            WriterInner::Upstream(w) => w.memory_size(),
+        }
+    }
+
+    /// Estimated encoded size of the column chunk so far, in bytes.
+    ///
+    /// Equal to `parquet`'s estimate for the same data, since row-group
+    /// splitting by `max_row_group_bytes` depends on it.
+    pub fn get_estimated_total_bytes(&self) -> usize {
+        match &self.0 {
+            WriterInner::Flba(w) => w.estimated_total_bytes(),
+            WriterInner::Upstream(w) => w.get_estimated_total_bytes(),
+        }
+    }
+}
+
+/// The encoded data of one column chunk, see [`ArrowColumnWriter`].
+pub struct ArrowColumnChunk(ChunkInner);
+
+enum ChunkInner {
+    Flba(FlbaChunk),
+    Upstream(upstream::ArrowColumnChunk),
+}
+
+impl std::fmt::Debug for ArrowColumnChunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArrowColumnChunk")
+            .field("close", self.close())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ArrowColumnChunk {
+    /// The [`ColumnCloseResult`] produced when the chunk was closed.
+    ///
+    /// As in `parquet`, page offsets are in write order (the dictionary page
+    /// last) until the chunk is appended.
+    pub fn close(&self) -> &ColumnCloseResult {
+        match &self.0 {
+            ChunkInner::Flba(c) => &c.close,
+            ChunkInner::Upstream(c) => c.close(),
+        }
+    }
+
+    /// A mutable reference to the [`ColumnCloseResult`], to adjust it (e.g.
+    /// drop the bloom filter) before the chunk is appended.
+    pub fn close_mut(&mut self) -> &mut ColumnCloseResult {
+        match &mut self.0 {
+            ChunkInner::Flba(c) => &mut c.close,
+            ChunkInner::Upstream(c) => c.close_mut(),
+        }
+    }
+
+    /// Splices this column's pages into the row group.
+    pub fn append_to_row_group<W: Write + Send>(
+        self,
+        writer: &mut SerializedRowGroupWriter<'_, W>,
+    ) -> Result<()> {
+        match self.0 {
+            ChunkInner::Flba(c) => c.append_to_row_group(writer),
+            ChunkInner::Upstream(c) => c.append_to_row_group(writer),
+        }
+    }
+}

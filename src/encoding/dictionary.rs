@@ -1,0 +1,236 @@
+//! Dictionary encoding keyed by the fixed-width value itself.
+//!
+//! Distinct values are stored back to back in insertion order, which is
+//! exactly the PLAIN body of the dictionary page, and looked up through an
+//! open-addressing table of `u32` entry numbers. Nothing is allocated per
+//! entry: the value store and the table grow geometrically.
+
+use super::rle::{RleEncoder, max_buffer_size, num_required_bits};
+
+/// A dictionary of `width`-byte values with the indices of the current page.
+#[derive(Debug)]
+pub(crate) struct Dictionary {
+    width: usize,
+    /// Distinct values, in key order (the dictionary page body).
+    values: Vec<u8>,
+    /// Open-addressing table: 0 for an empty slot, else entry number + 1.
+    slots: Vec<u32>,
+    /// Stored hash of each entry (to skip most byte comparisons and to rehash).
+    hashes: Vec<u32>,
+    len: usize,
+    /// Indices buffered for the current data page.
+    indices: Vec<u32>,
+    rle: RleEncoder,
+}
+
+impl Dictionary {
+    pub(crate) fn new(width: usize) -> Self {
+        Self {
+            width,
+            values: Vec::new(),
+            slots: Vec::new(),
+            hashes: Vec::new(),
+            len: 0,
+            indices: Vec::new(),
+            rle: RleEncoder::new(0),
+        }
+    }
+
+    /// Number of distinct values.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `parquet`'s estimate of the dictionary page size: width times entries.
+    pub(crate) fn encoded_size(&self) -> usize {
+        self.width * self.len
+    }
+
+    /// Number of indices buffered for the current page.
+    pub(crate) fn buffered(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// `parquet`'s estimate of the current data page: the worst-case size of
+    /// the buffered indices at the current bit width.
+    pub(crate) fn estimated_data_page_size(&self) -> usize {
+        max_buffer_size(self.bit_width(), self.indices.len())
+    }
+
+    /// Bytes held: values, table, hashes and buffered indices.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.values.capacity()
+            + self.slots.capacity() * 4
+            + self.hashes.capacity() * 4
+            + self.indices.capacity() * 4
+            + self.rle.memory_size()
+    }
+
+    /// The distinct values, concatenated in key order.
+    pub(crate) fn values(&self) -> &[u8] {
+        &self.values
+    }
+
+    fn bit_width(&self) -> u8 {
+        num_required_bits(self.len.saturating_sub(1) as u64)
+    }
+
+    /// Interns each of `values` (`width` bytes each) and buffers its index.
+    pub(crate) fn put(&mut self, values: &[u8]) {
+        let n = values.len() / self.width;
+        self.indices.reserve(n);
+        match self.width {
+            1 => self.put_with::<1>(values),
+            2 => self.put_with::<2>(values),
+            4 => self.put_with::<4>(values),
+            8 => self.put_with::<8>(values),
+            12 => self.put_with::<12>(values),
+            16 => self.put_with::<16>(values),
+            32 => self.put_with::<32>(values),
+            _ => {
+                for value in values.chunks_exact(self.width) {
+                    let key = self.intern(value, hash_bytes(value));
+                    self.indices.push(key);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn put_with<const W: usize>(&mut self, values: &[u8]) {
+        let (chunks, _) = values.as_chunks::<W>();
+        for value in chunks {
+            let hash = hash_fixed::<W>(value);
+            let key = self.intern(value, hash);
+            self.indices.push(key);
+        }
+    }
+
+    #[inline(always)]
+    fn intern(&mut self, value: &[u8], hash: u32) -> u32 {
+        if self.len * 2 >= self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        loop {
+            let slot = self.slots[pos];
+            if slot == 0 {
+                let key = self.len as u32;
+                self.slots[pos] = key + 1;
+                self.hashes.push(hash);
+                self.values.extend_from_slice(value);
+                self.len += 1;
+                return key;
+            }
+            let key = slot - 1;
+            if self.hashes[key as usize] == hash {
+                let start = key as usize * self.width;
+                if &self.values[start..start + self.width] == value {
+                    return key;
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let capacity = (self.slots.len() * 2).max(64);
+        self.slots.clear();
+        self.slots.resize(capacity, 0);
+        let mask = capacity - 1;
+        for (key, &hash) in self.hashes.iter().enumerate() {
+            let mut pos = hash as usize & mask;
+            while self.slots[pos] != 0 {
+                pos = (pos + 1) & mask;
+            }
+            self.slots[pos] = key as u32 + 1;
+        }
+    }
+
+    /// Appends the current page's indices (bit width byte, then RLE/bit-packed
+    /// indices) to `dst` and clears them.
+    pub(crate) fn finish_page_into(&mut self, dst: &mut Vec<u8>) {
+        let bit_width = self.bit_width();
+        dst.push(bit_width);
+        self.rle.set_bit_width(bit_width);
+        self.rle.put_slice(&self.indices);
+        self.rle.finish_into(dst);
+        self.indices.clear();
+    }
+}
+
+#[inline(always)]
+fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
+    if W <= 8 {
+        let mut word = [0u8; 8];
+        word[..W].copy_from_slice(value);
+        mix(u64::from_le_bytes(word))
+    } else if W <= 16 {
+        let mut lo = [0u8; 8];
+        let mut hi = [0u8; 8];
+        lo.copy_from_slice(&value[..8]);
+        hi[..W - 8].copy_from_slice(&value[8..]);
+        mix(u64::from_le_bytes(lo) ^ u64::from_le_bytes(hi).rotate_left(29).wrapping_mul(K))
+    } else {
+        hash_bytes(value)
+    }
+}
+
+const K: u64 = 0x9E37_79B9_7F4A_7C15;
+
+#[inline(always)]
+fn mix(x: u64) -> u32 {
+    let x = (x ^ (x >> 32)).wrapping_mul(K);
+    let x = (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (x ^ (x >> 32)) as u32
+}
+
+#[inline]
+fn hash_bytes(value: &[u8]) -> u32 {
+    let mut h: u64 = value.len() as u64;
+    let (words, tail) = value.as_chunks::<8>();
+    for w in words {
+        h = (h ^ u64::from_le_bytes(*w)).wrapping_mul(K).rotate_left(31);
+    }
+    let mut last = [0u8; 8];
+    last[..tail.len()].copy_from_slice(tail);
+    h ^= u64::from_le_bytes(last);
+    mix(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    #[test]
+    fn interns_in_insertion_order() {
+        for width in [1usize, 2, 3, 4, 8, 12, 16, 17, 32, 100] {
+            let mut rng = StdRng::seed_from_u64(width as u64);
+            let pool: Vec<Vec<u8>> = (0..300)
+                .map(|_| (0..width).map(|_| rng.random()).collect())
+                .collect();
+            let mut dict = Dictionary::new(width);
+            let mut expected_keys = Vec::new();
+            let mut seen: Vec<Vec<u8>> = Vec::new();
+            let mut input = Vec::new();
+            for _ in 0..2000 {
+                let v = &pool[rng.random_range(0..pool.len())];
+                input.extend_from_slice(v);
+                let key = match seen.iter().position(|s| s == v) {
+                    Some(k) => k,
+                    None => {
+                        seen.push(v.clone());
+                        seen.len() - 1
+                    }
+                };
+                expected_keys.push(key as u32);
+            }
+            dict.put(&input);
+            assert_eq!(dict.indices, expected_keys);
+            assert_eq!(dict.values(), seen.concat().as_slice());
+            assert_eq!(dict.len(), seen.len());
+        }
+    }
+}

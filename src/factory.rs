@@ -1,0 +1,480 @@
+//! [`ArrowRowGroupWriterFactory`]: decides, per top-level field, whether its
+//! leaf goes through this crate's FIXED_LEN_BYTE_ARRAY writer or through
+//! `parquet`'s own column writer, and creates the writers of each row group.
+//!
+//! A field takes the fast path when it is a single FIXED_LEN_BYTE_ARRAY leaf
+//! (no nesting, no dictionary or run-end-encoded schema type) whose Parquet
+//! descriptor is exactly what `parquet`'s schema converter makes of its Arrow
+//! type. Every other field is delegated: `parquet`'s writers for those fields
+//! come from a `parquet` factory over the same schema, so their output is
+//! unchanged.
+
+use crate::column::{ArrowColumnWriter, WriterInner};
+use crate::leaf::FlbaColumnWriter;
+use crate::values::{FlbaKind, decimal_width};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::arrow_writer::{
+    self as upstream, InMemoryPageStore, PageStore, PageStoreArgs, PageStoreFactory,
+};
+use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as PhysicalType};
+use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::WriterPropertiesPtr;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, Type, TypePtr};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// How one top-level field is written.
+#[derive(Debug, Clone)]
+pub(crate) enum FieldPlan {
+    /// One FLBA leaf on the fast path.
+    Fast { kind: FlbaKind, leaf: usize },
+    /// `leaves` leaves through `parquet`'s writers.
+    Delegated { leaves: usize },
+}
+
+/// Creates the column writers of each row group, see [`ArrowColumnWriter`].
+///
+/// Same as `parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory`: create
+/// it from the file writer with [`Self::new`] (or get it from
+/// [`ArrowWriter::into_serialized_writer`](crate::ArrowWriter::into_serialized_writer)).
+pub struct ArrowRowGroupWriterFactory {
+    columns: Vec<ColumnDescPtr>,
+    props: WriterPropertiesPtr,
+    arrow_schema: SchemaRef,
+    mode: Mode,
+}
+
+enum Mode {
+    /// Every leaf through `parquet`'s writers (encryption, or a schema this
+    /// crate does not map field by field).
+    Upstream(upstream::ArrowRowGroupWriterFactory),
+    /// Fast FLBA leaves; the other fields through a `parquet` factory over
+    /// the sub-schema of delegated fields (`None` if there are none).
+    Split {
+        plan: Vec<FieldPlan>,
+        root: TypePtr,
+        delegated: Option<upstream::ArrowRowGroupWriterFactory>,
+        /// With a page store factory: a `parquet` factory over the whole schema,
+        /// so every store is created with its true column index.
+        routed: Option<Routed>,
+    },
+}
+
+struct Routed {
+    factory: upstream::ArrowRowGroupWriterFactory,
+    stash: Arc<Stash>,
+}
+
+impl std::fmt::Debug for ArrowRowGroupWriterFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plan = match &self.mode {
+            Mode::Upstream(_) => None,
+            Mode::Split { plan, .. } => Some(plan),
+        };
+        f.debug_struct("ArrowRowGroupWriterFactory")
+            .field("arrow_schema", &self.arrow_schema)
+            .field("plan", &plan)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ArrowRowGroupWriterFactory {
+    /// Creates a factory for the given file writer and Arrow schema.
+    pub fn new<W: Write + Send>(
+        file_writer: &SerializedFileWriter<W>,
+        arrow_schema: SchemaRef,
+    ) -> Self {
+        let props = Arc::clone(file_writer.properties());
+        let descr = file_writer.schema_descr();
+        let columns = descr.columns().to_vec();
+        let root = descr.root_schema_ptr();
+        let mode = match plan_fields(&arrow_schema, &root, &columns, &props) {
+            Some(plan) if !encrypted(&props) => {
+                match delegated_factory(&plan, &arrow_schema, &root, &props) {
+                    Ok(delegated) => Mode::Split {
+                        plan,
+                        root,
+                        delegated,
+                        routed: None,
+                    },
+                    Err(_) => Mode::Upstream(upstream::ArrowRowGroupWriterFactory::new(
+                        file_writer,
+                        arrow_schema.clone(),
+                    )),
+                }
+            }
+            _ => Mode::Upstream(upstream::ArrowRowGroupWriterFactory::new(
+                file_writer,
+                arrow_schema.clone(),
+            )),
+        };
+        Self {
+            columns,
+            props,
+            arrow_schema,
+            mode,
+        }
+    }
+
+    /// Sets the [`PageStoreFactory`] that holds each column chunk's finished
+    /// pages until the row group is written (default: in memory).
+    pub fn with_page_store_factory(mut self, page_store_factory: Arc<dyn PageStoreFactory>) -> Self {
+        self.mode = match self.mode {
+            Mode::Upstream(f) => Mode::Upstream(f.with_page_store_factory(page_store_factory)),
+            Mode::Split {
+                plan,
+                root,
+                delegated,
+                ..
+            } => {
+                let fast: Vec<usize> = plan
+                    .iter()
+                    .filter_map(|p| match p {
+                        FieldPlan::Fast { leaf, .. } => Some(*leaf),
+                        _ => None,
+                    })
+                    .collect();
+                let stash = Arc::new(Stash {
+                    inner: page_store_factory,
+                    fast,
+                    stores: Mutex::new(HashMap::new()),
+                    creating: Mutex::new(()),
+                });
+                let routed = dummy_writer(&root, &self.props).map(|w| Routed {
+                    factory: upstream::ArrowRowGroupWriterFactory::new(
+                        &w,
+                        self.arrow_schema.clone(),
+                    )
+                    .with_page_store_factory(stash.clone()),
+                    stash,
+                });
+                match routed {
+                    Ok(routed) => Mode::Split {
+                        plan,
+                        root,
+                        delegated,
+                        routed: Some(routed),
+                    },
+                    Err(_) => Mode::Split {
+                        plan,
+                        root,
+                        delegated,
+                        routed: None,
+                    },
+                }
+            }
+        };
+        self
+    }
+
+    /// Creates the column writers of row group `row_group_index`, one per
+    /// Parquet leaf, in schema order.
+    pub fn create_column_writers(&self, row_group_index: usize) -> Result<Vec<ArrowColumnWriter>> {
+        match &self.mode {
+            Mode::Upstream(f) => Ok(f
+                .create_column_writers(row_group_index)?
+                .into_iter()
+                .map(|w| ArrowColumnWriter(WriterInner::Upstream(w)))
+                .collect()),
+            Mode::Split {
+                plan,
+                delegated,
+                routed: None,
+                ..
+            } => {
+                let mut others = match delegated {
+                    Some(f) => f.create_column_writers(row_group_index)?,
+                    None => Vec::new(),
+                }
+                .into_iter();
+                let mut out = Vec::with_capacity(self.columns.len());
+                for p in plan {
+                    match p {
+                        FieldPlan::Fast { kind, leaf } => out.push(self.fast_writer(*kind, *leaf, None)?),
+                        FieldPlan::Delegated { leaves } => {
+                            for _ in 0..*leaves {
+                                let w = others.next().ok_or_else(|| {
+                                    ParquetError::General("missing delegated column writer".into())
+                                })?;
+                                out.push(ArrowColumnWriter(WriterInner::Upstream(w)));
+                            }
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            Mode::Split {
+                plan,
+                routed: Some(routed),
+                ..
+            } => {
+                let _creating = routed
+                    .stash
+                    .creating
+                    .lock()
+                    .map_err(|_| ParquetError::General("page store lock poisoned".into()))?;
+                let all = routed.factory.create_column_writers(row_group_index)?;
+                let mut stores = std::mem::take(
+                    &mut *routed
+                        .stash
+                        .stores
+                        .lock()
+                        .map_err(|_| ParquetError::General("page store lock poisoned".into()))?,
+                );
+                let mut all = all.into_iter().enumerate();
+                let mut out = Vec::with_capacity(self.columns.len());
+                for p in plan {
+                    match p {
+                        FieldPlan::Fast { kind, leaf } => {
+                            let _unused = all.next();
+                            let store = stores.remove(leaf).ok_or_else(|| {
+                                ParquetError::General("page store was not created".into())
+                            })?;
+                            out.push(self.fast_writer(*kind, *leaf, Some(store))?);
+                        }
+                        FieldPlan::Delegated { leaves } => {
+                            for _ in 0..*leaves {
+                                let (_, w) = all.next().ok_or_else(|| {
+                                    ParquetError::General("missing delegated column writer".into())
+                                })?;
+                                out.push(ArrowColumnWriter(WriterInner::Upstream(w)));
+                            }
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    fn fast_writer(
+        &self,
+        kind: FlbaKind,
+        leaf: usize,
+        store: Option<Box<dyn PageStore>>,
+    ) -> Result<ArrowColumnWriter> {
+        let writer = FlbaColumnWriter::try_new(self.columns[leaf].clone(), &self.props, kind, store)?;
+        Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
+    }
+
+    /// The per-field plan, if fields are split between the two paths.
+    pub(crate) fn plan(&self) -> Option<&[FieldPlan]> {
+        match &self.mode {
+            Mode::Upstream(_) => None,
+            Mode::Split { plan, .. } => Some(plan),
+        }
+    }
+}
+
+#[cfg(feature = "encryption")]
+fn encrypted(props: &WriterPropertiesPtr) -> bool {
+    props.file_encryption_properties().is_some()
+}
+
+#[cfg(not(feature = "encryption"))]
+fn encrypted(_props: &WriterPropertiesPtr) -> bool {
+    false
+}
+
+/// Number of Parquet leaves `parquet`'s Arrow writer makes of a data type.
+fn leaf_count(data_type: &DataType) -> Option<usize> {
+    Some(match data_type {
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f) => leaf_count(f.data_type())?,
+        DataType::Struct(fields) => {
+            let mut n = 0;
+            for f in fields {
+                n += leaf_count(f.data_type())?;
+            }
+            n
+        }
+        DataType::Map(f, _) => match f.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => {
+                leaf_count(kv[0].data_type())? + leaf_count(kv[1].data_type())?
+            }
+            _ => return None,
+        },
+        DataType::Dictionary(_, v) => match v.as_ref() {
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::Utf8View
+            | DataType::BinaryView => 1,
+            v => leaf_count(v)?,
+        },
+        DataType::RunEndEncoded(_, v) => leaf_count(v.data_type())?,
+        t if t.is_primitive() => 1,
+        DataType::FixedSizeBinary(_)
+        | DataType::Boolean
+        | DataType::Null
+        | DataType::LargeBinary
+        | DataType::Binary
+        | DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::BinaryView
+        | DataType::Utf8View => 1,
+        _ => return None,
+    })
+}
+
+fn count_parquet_leaves(t: &Type) -> usize {
+    match t {
+        Type::PrimitiveType { .. } => 1,
+        Type::GroupType { fields, .. } => fields.iter().map(|f| count_parquet_leaves(f)).sum(),
+    }
+}
+
+/// Plans every field, or None when the Arrow and Parquet schemas do not line
+/// up field by field (then everything is delegated).
+fn plan_fields(
+    arrow_schema: &Schema,
+    root: &TypePtr,
+    columns: &[ColumnDescPtr],
+    props: &WriterPropertiesPtr,
+) -> Option<Vec<FieldPlan>> {
+    let top = root.get_fields();
+    if top.len() != arrow_schema.fields().len() {
+        return None;
+    }
+    let mut plan = Vec::with_capacity(top.len());
+    let mut leaf = 0;
+    for (field, parquet_field) in arrow_schema.fields().iter().zip(top) {
+        let leaves = leaf_count(field.data_type())?;
+        if leaves != count_parquet_leaves(parquet_field) {
+            return None;
+        }
+        let fast = (leaves == 1)
+            .then(|| fast_kind(field, &columns[leaf], props))
+            .flatten();
+        plan.push(match fast {
+            Some(kind) => FieldPlan::Fast { kind, leaf },
+            None => FieldPlan::Delegated { leaves },
+        });
+        leaf += leaves;
+    }
+    (leaf == columns.len()).then_some(plan)
+}
+
+/// The kind of a top-level field whose leaf can take the fast path: the
+/// descriptor must be what `parquet`'s schema converter makes of the field.
+fn fast_kind(field: &Field, descr: &ColumnDescriptor, _props: &WriterPropertiesPtr) -> Option<FlbaKind> {
+    let kind = FlbaKind::of(field.data_type())?;
+    if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY
+        || descr.max_rep_level() != 0
+        || descr.max_def_level() != field.is_nullable() as i16
+        || descr.self_type().get_basic_info().repetition()
+            != if field.is_nullable() {
+                Repetition::OPTIONAL
+            } else {
+                Repetition::REQUIRED
+            }
+        || descr.path().parts().len() != 1
+    {
+        return None;
+    }
+    let width = descr.type_length();
+    let logical = descr.logical_type_ref();
+    let converted = descr.converted_type();
+    let ok = match field.data_type() {
+        DataType::FixedSizeBinary(n) => {
+            *n > 0
+                && width == *n
+                && matches!(logical, None | Some(LogicalType::Uuid))
+                && converted == ConvertedType::NONE
+        }
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+            *p >= 19
+                && width as usize == decimal_width(*p)
+                && matches!(logical, Some(LogicalType::Decimal(d))
+                    if d.scale == *s as i32 && d.precision == *p as i32)
+        }
+        DataType::Float16 => width == 2 && matches!(logical, Some(LogicalType::Float16)),
+        DataType::Interval(_) => {
+            width == 12 && logical.is_none() && converted == ConvertedType::INTERVAL
+        }
+        _ => false,
+    };
+    ok.then_some(kind)
+}
+
+/// A throw-away file writer over `root`, only used to build `parquet`
+/// factories whose column descriptors equal the real file's.
+fn dummy_writer(root: &TypePtr, props: &WriterPropertiesPtr) -> Result<SerializedFileWriter<std::io::Sink>> {
+    SerializedFileWriter::new(std::io::sink(), root.clone(), Arc::clone(props))
+}
+
+/// The `parquet` factory for the delegated fields (None if all are fast).
+fn delegated_factory(
+    plan: &[FieldPlan],
+    arrow_schema: &SchemaRef,
+    root: &TypePtr,
+    props: &WriterPropertiesPtr,
+) -> Result<Option<upstream::ArrowRowGroupWriterFactory>> {
+    let keep: Vec<usize> = plan
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p, FieldPlan::Delegated { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    if keep.is_empty() {
+        return Ok(None);
+    }
+    if keep.len() == plan.len() {
+        let w = dummy_writer(root, props)?;
+        return Ok(Some(upstream::ArrowRowGroupWriterFactory::new(&w, arrow_schema.clone())));
+    }
+    let fields: Vec<TypePtr> = keep.iter().map(|&i| root.get_fields()[i].clone()).collect();
+    let sub_root = Arc::new(
+        Type::group_type_builder(root.name())
+            .with_fields(fields)
+            .build()?,
+    );
+    let sub_arrow = Arc::new(Schema::new_with_metadata(
+        keep.iter()
+            .map(|&i| arrow_schema.fields()[i].clone())
+            .collect::<Vec<_>>(),
+        arrow_schema.metadata().clone(),
+    ));
+    let w = dummy_writer(&sub_root, props)?;
+    Ok(Some(upstream::ArrowRowGroupWriterFactory::new(&w, sub_arrow)))
+}
+
+/// Routes a user's page store factory: stores of fast leaves are kept for
+/// this crate's writers (`parquet`'s writer for that leaf gets a dummy).
+struct Stash {
+    inner: Arc<dyn PageStoreFactory>,
+    fast: Vec<usize>,
+    stores: Mutex<HashMap<usize, Box<dyn PageStore>>>,
+    /// Serializes `create_column_writers` calls that use `stores`.
+    creating: Mutex<()>,
+}
+
+impl std::fmt::Debug for Stash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stash")
+            .field("inner", &self.inner)
+            .field("fast", &self.fast)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PageStoreFactory for Stash {
+    fn create(&self, args: &PageStoreArgs<'_>) -> Result<Box<dyn PageStore>> {
+        let store = self.inner.create(args)?;
+        if self.fast.contains(&args.column_index()) {
+            self.stores
+                .lock()
+                .map_err(|_| ParquetError::General("page store lock poisoned".into()))?
+                .insert(args.column_index(), store);
+            Ok(Box::new(InMemoryPageStore::default()))
+        } else {
+            Ok(store)
+        }
+    }
+}

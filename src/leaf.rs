@@ -1,0 +1,411 @@
+//! The fast path for a top-level FIXED_LEN_BYTE_ARRAY leaf: levels from the
+//! validity bitmap, mini-batches cut as `parquet` cuts them, values converted
+//! straight from the Arrow buffers into the page builder.
+//!
+//! `parquet` writes a leaf in mini-batches: `data_page_row_count_limit` levels
+//! when the levels are uniform (no null buffer, or all null), otherwise
+//! `write_batch_size`; and when a batch of fixed-width values could overflow a
+//! page or dictionary byte budget, in smaller windows. Pages are only cut
+//! between mini-batches, so the same cuts are needed for the same pages.
+
+use crate::page::{MiniBatchLevels, PageBuilder};
+use crate::values::{FlbaKind, NativeValues};
+use crate::chunk::{FlbaChunk, PageSink};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, downcast_run_array};
+use arrow_array::types::RunEndIndexType;
+use arrow_array::{Int32Array, RunArray};
+use arrow_buffer::NullBuffer;
+use arrow_buffer::bit_iterator::BitSliceIterator;
+use arrow_schema::{DataType, FieldRef};
+use parquet::arrow::arrow_writer::PageStore;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnDescPtr;
+use std::collections::HashSet;
+use std::sync::Arc;
+use twox_hash::XxHash64;
+
+/// A leaf column that is a whole top-level field.
+#[derive(Debug, Clone)]
+pub(crate) struct FlatLeaf {
+    pub(crate) field: FieldRef,
+    pub(crate) array: ArrayRef,
+}
+
+/// A leaf array resolved to plain values plus its logical nulls.
+struct Resolved {
+    values: ArrayRef,
+    nulls: Option<NullBuffer>,
+}
+
+/// How the definition levels of a whole write are represented; decides the
+/// mini-batch size exactly as `parquet`'s `LevelData` does.
+#[derive(Clone, Copy)]
+enum Levels<'a> {
+    Absent,
+    Uniform(i16),
+    Bitmap(&'a NullBuffer),
+}
+
+enum SubBatch {
+    Levels(usize),
+    Values(usize),
+}
+
+/// Writes the column chunk of one FLBA leaf.
+pub(crate) struct FlbaColumnWriter {
+    kind: FlbaKind,
+    width: usize,
+    builder: PageBuilder,
+    distinct: Option<HashSet<u64>>,
+    scratch: Vec<u8>,
+}
+
+impl std::fmt::Debug for FlbaColumnWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlbaColumnWriter")
+            .field("kind", &self.kind)
+            .field("builder", &self.builder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FlbaColumnWriter {
+    pub(crate) fn try_new(
+        descr: ColumnDescPtr,
+        props: &WriterProperties,
+        kind: FlbaKind,
+        store: Option<Box<dyn PageStore>>,
+    ) -> Result<Self> {
+        let width = descr.type_length() as usize;
+        let builder = PageBuilder::try_new(descr, props, kind.order(), PageSink::new(store))?;
+        Ok(Self {
+            kind,
+            width,
+            builder,
+            distinct: props
+                .write_row_group_number_distinct_values()
+                .then(HashSet::new),
+            scratch: Vec::new(),
+        })
+    }
+
+    fn resolve(&self, leaf: &FlatLeaf) -> Result<Resolved> {
+        let array = &leaf.array;
+        let field_type = leaf.field.data_type();
+        match array.data_type() {
+            DataType::Dictionary(_, value) if value.as_ref() == field_type => {
+                let dict = array.as_any_dictionary();
+                let values = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
+                Ok(Resolved {
+                    nulls: array.logical_nulls(),
+                    values,
+                })
+            }
+            DataType::RunEndEncoded(_, value) if value.data_type() == field_type => {
+                let values = expand_run_end_encoded(array)?;
+                Ok(Resolved {
+                    nulls: values.logical_nulls(),
+                    values,
+                })
+            }
+            t if t == field_type => Ok(Resolved {
+                nulls: array.logical_nulls(),
+                values: array.clone(),
+            }),
+            t => Err(ParquetError::ArrowError(format!(
+                "Incompatible type. Field '{}' has type {}, array has type {}",
+                leaf.field.name(),
+                field_type,
+                t
+            ))),
+        }
+    }
+
+    /// Checks a leaf without writing it: type, nulls in a required field,
+    /// decimals that do not fit the column's width.
+    pub(crate) fn validate(&self, leaf: &FlatLeaf) -> Result<()> {
+        let resolved = self.resolve(leaf)?;
+        self.check(leaf, &resolved)
+    }
+
+    fn check(&self, leaf: &FlatLeaf, r: &Resolved) -> Result<()> {
+        let len = r.values.len();
+        if self.builder.settings().max_def == 0
+            && let Some(nulls) = r.nulls.as_ref().filter(|n| n.null_count() > 0)
+        {
+            let index = (0..len).find(|&i| nulls.is_null(i)).unwrap_or(0);
+            return Err(ParquetError::ArrowError(format!(
+                "Found null at index {index} for required field '{}'",
+                leaf.field.name()
+            )));
+        }
+        let values = NativeValues::new(self.kind, self.width, r.values.as_ref())?;
+        let unfit = match &r.nulls {
+            Some(nulls) => values.first_unfit_decimal(len, |i| nulls.is_valid(i)),
+            None => values.first_unfit_decimal(len, |_| true),
+        };
+        if let Some(row) = unfit {
+            let precision = match leaf.field.data_type() {
+                DataType::Decimal128(p, _) | DataType::Decimal256(p, _) => *p,
+                _ => 0,
+            };
+            return Err(ParquetError::General(format!(
+                "Column '{}', row {row}: decimal value {} does not fit the {} bytes of a \
+                 FIXED_LEN_BYTE_ARRAY column for precision {precision}; parquet would write a \
+                 truncated, wrong value",
+                leaf.field.name(),
+                values.format_decimal(row),
+                self.width,
+            )));
+        }
+        Ok(())
+    }
+
+    /// Validates and writes a leaf; nothing is buffered if validation fails.
+    pub(crate) fn write(&mut self, leaf: &FlatLeaf) -> Result<()> {
+        let resolved = self.resolve(leaf)?;
+        self.check(leaf, &resolved)?;
+        self.write_resolved(&resolved)
+    }
+
+    /// Writes a leaf already validated with [`Self::validate`].
+    pub(crate) fn write_unchecked(&mut self, leaf: &FlatLeaf) -> Result<()> {
+        let resolved = self.resolve(leaf)?;
+        self.write_resolved(&resolved)
+    }
+
+    fn write_resolved(&mut self, r: &Resolved) -> Result<()> {
+        let len = r.values.len();
+        let values = NativeValues::new(self.kind, self.width, r.values.as_ref())?;
+        if let Some(seen) = &mut self.distinct {
+            match &r.nulls {
+                Some(nulls) => {
+                    for i in nulls.valid_indices() {
+                        seen.insert(XxHash64::oneshot(0, values.native(i)));
+                    }
+                }
+                None => {
+                    for i in 0..len {
+                        seen.insert(XxHash64::oneshot(0, values.native(i)));
+                    }
+                }
+            }
+        }
+        let s = self.builder.settings();
+        let levels = if s.max_def == 0 {
+            Levels::Absent
+        } else {
+            match &r.nulls {
+                None => Levels::Uniform(s.max_def),
+                Some(n) if len > 0 && n.null_count() == n.len() => Levels::Uniform(s.max_def - 1),
+                Some(n) => Levels::Bitmap(n),
+            }
+        };
+        let compact = !matches!(levels, Levels::Bitmap(_));
+        let base = if compact && s.max_def > 0 {
+            s.data_page_row_count_limit
+        } else {
+            s.write_batch_size
+        }
+        .max(1);
+        let per_batch = self.width.saturating_mul(base);
+        let fits_page = per_batch <= s.data_page_size_limit;
+        let fits_dict = per_batch <= s.dictionary_page_size_limit;
+
+        let mut offset = 0;
+        while offset < len {
+            let end = len.min(offset + base);
+            let chunk = end - offset;
+            match self.pick_sub_batch(levels, offset, chunk, fits_page, fits_dict) {
+                None => self.mini_batch(&values, levels, offset, chunk)?,
+                Some(SubBatch::Levels(n)) => {
+                    let mut start = 0;
+                    while start < chunk {
+                        let stop = (start + n).min(chunk);
+                        self.mini_batch(&values, levels, offset + start, stop - start)?;
+                        start = stop;
+                    }
+                }
+                Some(SubBatch::Values(n)) => {
+                    let mut start = 0;
+                    while start < chunk {
+                        let stop = window_end_for_values(levels, offset, chunk, start, n);
+                        self.mini_batch(&values, levels, offset + start, stop - start)?;
+                        start = stop;
+                    }
+                }
+            }
+            offset = end;
+        }
+        Ok(())
+    }
+
+    /// `parquet`'s `ByteBudgetChunker::pick_sub_batch` for fixed-width values.
+    fn pick_sub_batch(
+        &self,
+        levels: Levels<'_>,
+        offset: usize,
+        chunk: usize,
+        fits_page: bool,
+        fits_dict: bool,
+    ) -> Option<SubBatch> {
+        if chunk == 0 {
+            return None;
+        }
+        let s = self.builder.settings();
+        let (budget, exact) = if self.builder.has_dictionary() {
+            if fits_dict {
+                return None;
+            }
+            let used = self.builder.estimated_dict_page_size()?;
+            (s.dictionary_page_size_limit.saturating_sub(used), false)
+        } else {
+            if fits_page {
+                return None;
+            }
+            (s.data_page_size_limit, self.builder.compresses_against_previous_value())
+        };
+        let values = count_values(levels, offset, chunk);
+        if values == 0 {
+            return None;
+        }
+        let fit = match self.width {
+            0 => values,
+            w => values.min((budget / w).saturating_add(1)),
+        };
+        if fit >= values {
+            return None;
+        }
+        let fit = fit.max(1);
+        Some(if exact {
+            SubBatch::Values(fit)
+        } else {
+            let levels = if values == chunk {
+                fit
+            } else {
+                (fit * chunk).div_ceil(values).max(1)
+            };
+            SubBatch::Levels(chunk.min(levels))
+        })
+    }
+
+    fn mini_batch(
+        &mut self,
+        values: &NativeValues<'_>,
+        levels: Levels<'_>,
+        offset: usize,
+        len: usize,
+    ) -> Result<()> {
+        self.scratch.clear();
+        let (mini, bytes): (MiniBatchLevels<'_>, &[u8]) = match levels {
+            Levels::Absent | Levels::Uniform(_) => {
+                let mini = match levels {
+                    Levels::Uniform(l) => MiniBatchLevels::Uniform(l),
+                    _ => MiniBatchLevels::Absent,
+                };
+                let has_values = !matches!(levels, Levels::Uniform(0));
+                if !has_values {
+                    (mini, &[])
+                } else if let Some(b) = values.borrow(offset, offset + len) {
+                    (mini, b)
+                } else {
+                    values.convert_range(offset, offset + len, &mut self.scratch);
+                    (mini, &self.scratch)
+                }
+            }
+            Levels::Bitmap(nulls) => {
+                let bits = nulls.inner();
+                let bit_offset = bits.offset() + offset;
+                for (start, end) in BitSliceIterator::new(bits.values(), bit_offset, len) {
+                    values.convert_range(offset + start, offset + end, &mut self.scratch);
+                }
+                (MiniBatchLevels::Bitmap(bits.values(), bit_offset), &self.scratch)
+            }
+        };
+        self.builder.write_mini_batch(len, mini, bytes)
+    }
+
+    /// Heap bytes held by the writer.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.builder.memory_size()
+            + self.scratch.capacity()
+            + self.distinct.as_ref().map_or(0, |s| s.capacity() * 9)
+    }
+
+    /// `parquet`'s estimate of the chunk's encoded size so far.
+    pub(crate) fn estimated_total_bytes(&self) -> usize {
+        self.builder.estimated_total_bytes() as usize
+    }
+
+    /// Finishes the column chunk.
+    pub(crate) fn close(self) -> Result<FlbaChunk> {
+        let distinct = self
+            .distinct
+            .as_ref()
+            .filter(|s| !s.is_empty())
+            .map(|s| s.len() as u64);
+        self.builder.close(distinct)
+    }
+}
+
+fn count_values(levels: Levels<'_>, offset: usize, len: usize) -> usize {
+    match levels {
+        Levels::Absent => len,
+        Levels::Uniform(0) => 0,
+        Levels::Uniform(_) => len,
+        Levels::Bitmap(nulls) => nulls.inner().slice(offset, len).count_set_bits(),
+    }
+}
+
+/// One past the level that holds the `max_values`-th value of a window
+/// starting at `start` (relative to the chunk at `offset`), clamped to the
+/// chunk.
+fn window_end_for_values(
+    levels: Levels<'_>,
+    offset: usize,
+    chunk: usize,
+    start: usize,
+    max_values: usize,
+) -> usize {
+    match levels {
+        Levels::Absent | Levels::Uniform(1..) => (start + max_values).min(chunk),
+        Levels::Uniform(_) => chunk,
+        Levels::Bitmap(nulls) => {
+            let bits = nulls.inner();
+            let mut seen = 0;
+            for (s, e) in BitSliceIterator::new(bits.values(), bits.offset() + offset + start, chunk - start) {
+                let run = e - s;
+                if seen + run >= max_values {
+                    return start + s + (max_values - seen);
+                }
+                seen += run;
+            }
+            chunk
+        }
+    }
+}
+
+/// Expands a run-end encoded array to its logical values, as `parquet` does.
+fn expand_run_end_encoded(array: &ArrayRef) -> Result<ArrayRef> {
+    fn expand<R: RunEndIndexType>(run: &RunArray<R>) -> Result<ArrayRef> {
+        let run_ends = run.run_ends();
+        let indices: Int32Array = (0..run.len())
+            .map(|i| run_ends.get_physical_index(i) as i32)
+            .collect();
+        Ok(arrow_select::take::take(run.values().as_ref(), &indices, None)?)
+    }
+    downcast_run_array!(
+        array => expand(array),
+        t => Err(ParquetError::ArrowError(format!("expected a run-end encoded array, got {t}"))),
+    )
+}
+
+/// Wraps an array as the leaf of `field`.
+pub(crate) fn flat_leaf(field: &FieldRef, array: &ArrayRef) -> FlatLeaf {
+    FlatLeaf {
+        field: Arc::clone(field),
+        array: Arc::clone(array),
+    }
+}

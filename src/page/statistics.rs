@@ -1,0 +1,339 @@
+//! Min/max statistics over fixed-width Parquet values, in the order `parquet`
+//! 60.1 uses for each kind of column, and the truncation rules for binary
+//! statistics.
+//!
+//! * FixedSizeBinary / UUID: unsigned lexicographic bytes.
+//! * Decimals: signed big-endian two's complement (all values have the column's
+//!   width, so this is an unsigned compare with the sign bit flipped).
+//! * Float16: IEEE 754 total order on the little-endian bits; NaNs are skipped
+//!   unless every value is NaN, and counted.
+//! * Intervals: no min/max at all.
+
+use std::cmp::Ordering;
+
+/// How values of a column are ordered for statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ValueOrder {
+    /// Unsigned lexicographic (FixedSizeBinary, UUID).
+    Unsigned,
+    /// Signed big-endian (decimals).
+    Signed,
+    /// IEEE 754 total order of little-endian half floats.
+    Float16,
+    /// No order: no min/max statistics (intervals).
+    Undefined,
+}
+
+impl ValueOrder {
+    /// `a` compared with `b` (both of the column's width).
+    #[inline]
+    pub(crate) fn cmp(self, a: &[u8], b: &[u8]) -> Ordering {
+        match self {
+            Self::Unsigned | Self::Undefined => a.cmp(b),
+            Self::Signed => match (a.first(), b.first()) {
+                (Some(&x), Some(&y)) if x != y => (x as i8).cmp(&(y as i8)),
+                _ => a.cmp(b),
+            },
+            Self::Float16 => f16_key(a).cmp(&f16_key(b)),
+        }
+    }
+
+    /// True for a Float16 NaN.
+    #[inline]
+    pub(crate) fn is_nan(self, v: &[u8]) -> bool {
+        self == Self::Float16 && f16_is_nan(f16_bits(v))
+    }
+}
+
+#[inline]
+fn f16_bits(v: &[u8]) -> u16 {
+    u16::from_le_bytes([v[0], v[1]])
+}
+
+#[inline]
+fn f16_is_nan(bits: u16) -> bool {
+    bits & 0x7FFF > 0x7C00
+}
+
+/// A key whose signed integer order is the IEEE 754 total order.
+#[inline]
+fn f16_total_key(bits: u16) -> i16 {
+    let x = bits as i16;
+    x ^ ((((x >> 15) as u16) >> 1) as i16)
+}
+
+#[inline]
+fn f16_key(v: &[u8]) -> i16 {
+    f16_total_key(f16_bits(v))
+}
+
+/// The running min and max of a page or a chunk, as Parquet bytes.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct MinMax {
+    min: Vec<u8>,
+    max: Vec<u8>,
+    set: bool,
+}
+
+impl MinMax {
+    /// True once a value has been seen.
+    pub(crate) fn is_set(&self) -> bool {
+        self.set
+    }
+
+    pub(crate) fn min(&self) -> Option<&[u8]> {
+        self.set.then_some(self.min.as_slice())
+    }
+
+    pub(crate) fn max(&self) -> Option<&[u8]> {
+        self.set.then_some(self.max.as_slice())
+    }
+
+    /// Forgets the values, keeping the buffers.
+    pub(crate) fn clear(&mut self) {
+        self.set = false;
+    }
+
+    /// Folds a batch's (or page's) min and max in, with `parquet`'s NaN rules:
+    /// a NaN never replaces a number, a number always replaces a NaN.
+    pub(crate) fn update(&mut self, order: ValueOrder, min: &[u8], max: &[u8]) {
+        if !self.set {
+            self.min.clear();
+            self.min.extend_from_slice(min);
+            self.max.clear();
+            self.max.extend_from_slice(max);
+            self.set = true;
+            return;
+        }
+        if replaces(order, &self.min, min, Ordering::Greater) {
+            self.min.clear();
+            self.min.extend_from_slice(min);
+        }
+        if replaces(order, &self.max, max, Ordering::Less) {
+            self.max.clear();
+            self.max.extend_from_slice(max);
+        }
+    }
+
+    /// Folds another min/max in.
+    pub(crate) fn merge(&mut self, order: ValueOrder, other: &MinMax) {
+        if other.set {
+            self.update(order, &other.min, &other.max);
+        }
+    }
+}
+
+/// Whether `val` replaces `cur`, where it replaces when `cur.cmp(val) == when`.
+#[inline]
+fn replaces(order: ValueOrder, cur: &[u8], val: &[u8], when: Ordering) -> bool {
+    match (order.is_nan(cur), order.is_nan(val)) {
+        (false, true) => false,
+        (true, false) => true,
+        _ => order.cmp(cur, val) == when,
+    }
+}
+
+/// Min, max and NaN count of a batch of values (`width` bytes each), or None
+/// for an empty batch. Returns the positions of the min and max values.
+pub(crate) fn batch_min_max(
+    order: ValueOrder,
+    values: &[u8],
+    width: usize,
+) -> Option<(usize, usize, u64)> {
+    if values.is_empty() || width == 0 {
+        return None;
+    }
+    match order {
+        ValueOrder::Undefined => None,
+        ValueOrder::Float16 => float16_min_max(values),
+        ValueOrder::Unsigned | ValueOrder::Signed => {
+            let flip = order == ValueOrder::Signed;
+            let (lo, hi) = match width {
+                1..=8 => min_max_by_key(values, width, |v| key_u64(v, flip)),
+                9..=16 => min_max_by_key(values, width, |v| key_u128(v, flip)),
+                _ => min_max_slices(order, values, width),
+            };
+            Some((lo, hi, 0))
+        }
+    }
+}
+
+#[inline(always)]
+fn key_u64(v: &[u8], flip: bool) -> u64 {
+    let mut b = [0u8; 8];
+    b[..v.len()].copy_from_slice(v);
+    if flip {
+        b[0] ^= 0x80;
+    }
+    u64::from_be_bytes(b)
+}
+
+#[inline(always)]
+fn key_u128(v: &[u8], flip: bool) -> u128 {
+    let mut b = [0u8; 16];
+    b[..v.len()].copy_from_slice(v);
+    if flip {
+        b[0] ^= 0x80;
+    }
+    u128::from_be_bytes(b)
+}
+
+#[inline(always)]
+fn min_max_by_key<K: Ord + Copy>(
+    values: &[u8],
+    width: usize,
+    key: impl Fn(&[u8]) -> K,
+) -> (usize, usize) {
+    let mut chunks = values.chunks_exact(width);
+    let first = key(chunks.next().unwrap());
+    let (mut min, mut max) = (first, first);
+    let (mut min_i, mut max_i) = (0, 0);
+    for (i, v) in chunks.enumerate() {
+        let k = key(v);
+        if k < min {
+            min = k;
+            min_i = i + 1;
+        } else if k > max {
+            max = k;
+            max_i = i + 1;
+        }
+    }
+    (min_i, max_i)
+}
+
+fn min_max_slices(order: ValueOrder, values: &[u8], width: usize) -> (usize, usize) {
+    let mut chunks = values.chunks_exact(width);
+    let mut min = chunks.next().unwrap();
+    let mut max = min;
+    let (mut min_i, mut max_i) = (0, 0);
+    for (i, v) in chunks.enumerate() {
+        if order.cmp(v, min) == Ordering::Less {
+            min = v;
+            min_i = i + 1;
+        } else if order.cmp(v, max) == Ordering::Greater {
+            max = v;
+            max_i = i + 1;
+        }
+    }
+    (min_i, max_i)
+}
+
+fn float16_min_max(values: &[u8]) -> Option<(usize, usize, u64)> {
+    let (bits, _) = values.as_chunks::<2>();
+    let mut nan_count = 0u64;
+    let mut best: Option<(i16, usize, i16, usize)> = None;
+    for (i, b) in bits.iter().enumerate() {
+        let raw = u16::from_le_bytes(*b);
+        if f16_is_nan(raw) {
+            nan_count += 1;
+            continue;
+        }
+        let k = f16_total_key(raw);
+        match &mut best {
+            None => best = Some((k, i, k, i)),
+            Some((lo, lo_i, hi, hi_i)) => {
+                if k < *lo {
+                    *lo = k;
+                    *lo_i = i;
+                } else if k > *hi {
+                    *hi = k;
+                    *hi_i = i;
+                }
+            }
+        }
+    }
+    if let Some((_, lo_i, _, hi_i)) = best {
+        return Some((lo_i, hi_i, nan_count));
+    }
+    // Every value is NaN: min and max are the extreme NaNs by total order.
+    let (lo_i, hi_i) = min_max_by_key(values, 2, |v| f16_key(v));
+    Some((lo_i, hi_i, nan_count))
+}
+
+/// Truncates a min statistic to `limit` bytes; returns whether it truncated.
+pub(crate) fn truncate_min(value: &[u8], limit: Option<usize>) -> (Vec<u8>, bool) {
+    match limit {
+        Some(l) if value.len() > l => (value[..l].to_vec(), true),
+        _ => (value.to_vec(), false),
+    }
+}
+
+/// Truncates a max statistic to `limit` bytes and increments it so it stays
+/// an upper bound; keeps the full value when the prefix is all 0xFF.
+pub(crate) fn truncate_max(value: &[u8], limit: Option<usize>) -> (Vec<u8>, bool) {
+    match limit {
+        Some(l) if value.len() > l => {
+            let mut prefix = value[..l].to_vec();
+            for byte in prefix.iter_mut().rev() {
+                let (v, overflow) = byte.overflowing_add(1);
+                *byte = v;
+                if !overflow {
+                    return (prefix, true);
+                }
+            }
+            (value.to_vec(), false)
+        }
+        _ => (value.to_vec(), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    fn naive(order: ValueOrder, values: &[u8], width: usize) -> Option<(Vec<u8>, Vec<u8>, u64)> {
+        let vals: Vec<&[u8]> = values.chunks_exact(width).collect();
+        let nans = vals.iter().filter(|v| order.is_nan(v)).count() as u64;
+        let candidates: Vec<&[u8]> = if vals.iter().all(|v| order.is_nan(v)) {
+            vals.clone()
+        } else {
+            vals.iter().copied().filter(|v| !order.is_nan(v)).collect()
+        };
+        let min = candidates.iter().copied().min_by(|a, b| order.cmp(a, b))?;
+        let max = candidates.iter().copied().max_by(|a, b| order.cmp(a, b))?;
+        Some((min.to_vec(), max.to_vec(), nans))
+    }
+
+    #[test]
+    fn batch_min_max_matches_naive() {
+        let mut rng = StdRng::seed_from_u64(5);
+        for case in 0..3000 {
+            let (order, width) = match case % 3 {
+                0 => (ValueOrder::Unsigned, rng.random_range(1..40)),
+                1 => (ValueOrder::Signed, rng.random_range(1..40)),
+                _ => (ValueOrder::Float16, 2),
+            };
+            let n = rng.random_range(1..50);
+            let values: Vec<u8> = (0..n * width)
+                .map(|_| *[0u8, 1, 0x7C, 0x7E, 0x80, 0xFC, 0xFE, 0xFF].get(rng.random_range(0..8)).unwrap())
+                .collect();
+            let (lo, hi, nans) = batch_min_max(order, &values, width).unwrap();
+            let (nmin, nmax, nnans) = naive(order, &values, width).unwrap();
+            assert_eq!(&values[lo * width..(lo + 1) * width], nmin.as_slice(), "case {case}");
+            assert_eq!(&values[hi * width..(hi + 1) * width], nmax.as_slice(), "case {case}");
+            assert_eq!(nans, nnans);
+        }
+    }
+
+    #[test]
+    fn signed_order_is_integer_order() {
+        let vals: [i64; 7] = [i64::MIN, -300, -1, 0, 1, 255, i64::MAX];
+        for a in vals {
+            for b in vals {
+                let (x, y) = (a.to_be_bytes(), b.to_be_bytes());
+                assert_eq!(ValueOrder::Signed.cmp(&x, &y), a.cmp(&b));
+            }
+        }
+    }
+
+    #[test]
+    fn truncation() {
+        assert_eq!(truncate_min(&[1, 2, 3], Some(2)), (vec![1, 2], true));
+        assert_eq!(truncate_max(&[1, 2, 3], Some(2)), (vec![1, 3], true));
+        assert_eq!(truncate_max(&[1, 0xFF, 3], Some(2)), (vec![2, 0], true));
+        assert_eq!(truncate_max(&[0xFF, 0xFF, 3], Some(2)), (vec![0xFF, 0xFF, 3], false));
+        assert_eq!(truncate_max(&[1, 2], Some(2)), (vec![1, 2], false));
+        assert_eq!(truncate_max(&[1, 2], None), (vec![1, 2], false));
+    }
+}

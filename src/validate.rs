@@ -1,0 +1,431 @@
+//! Checks a whole batch before any of it is written, so a failed
+//! [`ArrowWriter::write`](crate::ArrowWriter::write) leaves the writer as it
+//! was.
+//!
+//! `parquet` finds some errors only while writing a leaf — after earlier
+//! columns of the same batch were already buffered, which leaves its row group
+//! inconsistent. Here the same conditions are detected up front: the batch's
+//! column count, each array's type against its field (the rule `parquet` uses:
+//! dictionary and run-end-encoded wrappers are looked through, string and
+//! binary layouts are interchangeable), and nulls that the writer would reach
+//! in a non-nullable field (following `parquet`'s traversal: nulls under a
+//! null parent are not reached).
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::RunEndIndexType;
+use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, RunArray, downcast_run_array};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, Field, Schema};
+use parquet::errors::{ParquetError, Result};
+use std::ops::Range;
+
+/// Checks `batch` against `schema`: column count, types, reachable nulls in
+/// non-nullable fields.
+pub(crate) fn validate_batch(schema: &Schema, batch: &RecordBatch) -> Result<()> {
+    if batch.num_columns() != schema.fields().len() {
+        return Err(ParquetError::ArrowError(format!(
+            "Incompatible batch: the writer's schema has {} columns, the batch has {}",
+            schema.fields().len(),
+            batch.num_columns()
+        )));
+    }
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        check_types(field, array)?;
+    }
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        if may_reach_null(field, array.as_ref()) {
+            let node = Node::build(field, array)?;
+            node.visit(0..array.len())
+                .map_err(ParquetError::ArrowError)?;
+        }
+    }
+    Ok(())
+}
+
+/// Unwraps dictionary and run-end-encoded types; the flag says whether a
+/// run-end-encoded value field makes the result nullable.
+fn logical_type(mut data_type: &DataType) -> (&DataType, bool) {
+    let mut nullable = false;
+    loop {
+        match data_type {
+            DataType::Dictionary(_, value) => data_type = value,
+            DataType::RunEndEncoded(_, value) => {
+                nullable |= value.is_nullable();
+                data_type = value.data_type();
+            }
+            _ => return (data_type, nullable),
+        }
+    }
+}
+
+/// `parquet`'s compatibility rule between a field's type and an array's.
+pub(crate) fn types_compatible(left: &DataType, right: &DataType) -> bool {
+    let (left, _) = logical_type(left);
+    let (right, _) = logical_type(right);
+    match (left, right) {
+        (DataType::Struct(l), DataType::Struct(r)) => {
+            l.len() == r.len()
+                && l
+                    .iter()
+                    .zip(r)
+                    .all(|(a, b)| types_compatible(a.data_type(), b.data_type()))
+        }
+        (DataType::List(l), DataType::List(r))
+        | (DataType::LargeList(l), DataType::LargeList(r))
+        | (DataType::ListView(l), DataType::ListView(r))
+        | (DataType::LargeListView(l), DataType::LargeListView(r)) => {
+            types_compatible(l.data_type(), r.data_type())
+        }
+        (DataType::FixedSizeList(l, ln), DataType::FixedSizeList(r, rn)) if ln == rn => {
+            types_compatible(l.data_type(), r.data_type())
+        }
+        (DataType::Map(l, ls), DataType::Map(r, rs)) if ls == rs => {
+            types_compatible(l.data_type(), r.data_type())
+        }
+        (
+            DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8,
+            DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8,
+        )
+        | (
+            DataType::Binary | DataType::BinaryView | DataType::LargeBinary,
+            DataType::Binary | DataType::BinaryView | DataType::LargeBinary,
+        ) => true,
+        _ => left.equals_datatype(right),
+    }
+}
+
+fn check_types(field: &Field, array: &ArrayRef) -> Result<()> {
+    let (field_type, _) = logical_type(field.data_type());
+    if !types_compatible(field_type, array.data_type()) {
+        return Err(ParquetError::ArrowError(format!(
+            "Incompatible type. Field '{}' has type {}, array has type {}",
+            field.name(),
+            field_type,
+            array.data_type(),
+        )));
+    }
+    Ok(())
+}
+
+/// Cheap pre-check: could any non-nullable field below `field` hold a null?
+fn may_reach_null(field: &Field, array: &dyn Array) -> bool {
+    let (data_type, ree_nullable) = logical_type(field.data_type());
+    if !field.is_nullable() && !ree_nullable && array.logical_null_count() > 0 {
+        return true;
+    }
+    let array = match array.data_type() {
+        DataType::Dictionary(_, _) => array.as_any_dictionary().values().as_ref(),
+        DataType::RunEndEncoded(_, _) => return children_of_ree_may_reach(data_type, array),
+        _ => array,
+    };
+    match (data_type, array.data_type()) {
+        (DataType::Struct(fields), DataType::Struct(_)) => {
+            let s = array.as_struct();
+            fields
+                .iter()
+                .zip(s.columns())
+                .any(|(f, a)| may_reach_null(f, a.as_ref()))
+        }
+        (
+            DataType::List(f)
+            | DataType::LargeList(f)
+            | DataType::FixedSizeList(f, _)
+            | DataType::ListView(f)
+            | DataType::LargeListView(f)
+            | DataType::Map(f, _),
+            _,
+        ) => match child_values(array) {
+            Some(values) => may_reach_null(f, values.as_ref()),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+fn children_of_ree_may_reach(data_type: &DataType, array: &dyn Array) -> bool {
+    // Run-end-encoded nested values are rare; be conservative.
+    matches!(
+        data_type,
+        DataType::Struct(_)
+            | DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(_, _)
+            | DataType::ListView(_)
+            | DataType::LargeListView(_)
+            | DataType::Map(_, _)
+    ) || array.logical_null_count() > 0
+}
+
+fn child_values(array: &dyn Array) -> Option<ArrayRef> {
+    Some(match array.data_type() {
+        DataType::List(_) => array.as_list::<i32>().values().clone(),
+        DataType::LargeList(_) => array.as_list::<i64>().values().clone(),
+        DataType::FixedSizeList(_, _) => array.as_fixed_size_list().values().clone(),
+        DataType::ListView(_) => array.as_list_view::<i32>().values().clone(),
+        DataType::LargeListView(_) => array.as_list_view::<i64>().values().clone(),
+        DataType::Map(_, _) => std::sync::Arc::new(array.as_map().entries().clone()),
+        _ => return None,
+    })
+}
+
+fn is_leaf(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Null
+            | DataType::Boolean
+            | DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64
+            | DataType::Float16
+            | DataType::Float32
+            | DataType::Float64
+            | DataType::Utf8
+            | DataType::Utf8View
+            | DataType::LargeUtf8
+            | DataType::Timestamp(_, _)
+            | DataType::Date32
+            | DataType::Date64
+            | DataType::Time32(_)
+            | DataType::Time64(_)
+            | DataType::Duration(_)
+            | DataType::Interval(_)
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::Decimal32(_, _)
+            | DataType::Decimal64(_, _)
+            | DataType::Decimal128(_, _)
+            | DataType::Decimal256(_, _)
+            | DataType::FixedSizeBinary(_)
+    )
+}
+
+/// The shape `parquet`'s level builder gives a field, reduced to what decides
+/// which nulls it reaches.
+enum Node {
+    Required(NullBuffer, String, Box<Node>),
+    Leaf,
+    List(Vec<usize>, Option<NullBuffer>, Box<Node>),
+    FixedSizeList(usize, Option<NullBuffer>, Box<Node>),
+    ListView(Vec<usize>, Vec<usize>, Option<NullBuffer>, Box<Node>),
+    Struct(Vec<Node>, Option<NullBuffer>),
+}
+
+fn expand_ree(array: &ArrayRef) -> Result<ArrayRef> {
+    fn expand<R: RunEndIndexType>(run: &RunArray<R>) -> Result<ArrayRef> {
+        let ends = run.run_ends();
+        let indices: Int32Array = (0..run.len())
+            .map(|i| ends.get_physical_index(i) as i32)
+            .collect();
+        Ok(arrow_select::take::take(run.values().as_ref(), &indices, None)?)
+    }
+    downcast_run_array!(
+        array => expand(array),
+        t => Err(ParquetError::ArrowError(format!("expected a run-end encoded array, got {t}"))),
+    )
+}
+
+impl Node {
+    fn build(field: &Field, array: &ArrayRef) -> Result<Node> {
+        let node = Self::build_inner(field, array)?;
+        let (_, ree_nullable) = logical_type(field.data_type());
+        let wrap = !field.is_nullable()
+            && !ree_nullable
+            && match array.data_type() {
+                DataType::RunEndEncoded(_, _) => false,
+                DataType::Dictionary(_, v) => is_leaf(v),
+                _ => true,
+            };
+        if wrap
+            && let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() != 0)
+        {
+            return Ok(Node::Required(nulls, field.name().clone(), Box::new(node)));
+        }
+        Ok(node)
+    }
+
+    fn build_inner(field: &Field, array: &ArrayRef) -> Result<Node> {
+        let (data_type, nullable) = logical_type(field.data_type());
+        if data_type != field.data_type() {
+            let field = field
+                .clone()
+                .with_data_type(data_type.clone())
+                .with_nullable(field.is_nullable() || nullable);
+            return Self::build(&field, array);
+        }
+        match array.data_type() {
+            d if is_leaf(d) => Ok(Node::Leaf),
+            DataType::Dictionary(_, v) if is_leaf(v) => Ok(Node::Leaf),
+            DataType::RunEndEncoded(_, _) => Self::build(field, &expand_ree(array)?),
+            DataType::Dictionary(_, _) => {
+                let dict = array.as_any_dictionary();
+                let flat = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
+                Self::build(field, &flat)
+            }
+            DataType::Struct(_) => {
+                let DataType::Struct(children) = field.data_type() else {
+                    return Ok(Node::Leaf);
+                };
+                let s = array.as_struct();
+                let nodes = children
+                    .iter()
+                    .zip(s.columns())
+                    .map(|(f, a)| Self::build(f, a))
+                    .collect::<Result<_>>()?;
+                Ok(Node::Struct(nodes, s.nulls().cloned()))
+            }
+            DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::Map(_, _)
+            | DataType::FixedSizeList(_, _)
+            | DataType::ListView(_)
+            | DataType::LargeListView(_) => {
+                let (DataType::List(child)
+                | DataType::LargeList(child)
+                | DataType::Map(child, _)
+                | DataType::FixedSizeList(child, _)
+                | DataType::ListView(child)
+                | DataType::LargeListView(child)) = field.data_type()
+                else {
+                    return Ok(Node::Leaf);
+                };
+                let values = child_values(array.as_ref()).unwrap();
+                let inner = Box::new(Self::build(child, &values)?);
+                Ok(match array.data_type() {
+                    DataType::List(_) => {
+                        let l = array.as_list::<i32>();
+                        Node::List(
+                            l.offsets().iter().map(|&o| o as usize).collect(),
+                            l.nulls().cloned(),
+                            inner,
+                        )
+                    }
+                    DataType::LargeList(_) => {
+                        let l = array.as_list::<i64>();
+                        Node::List(
+                            l.offsets().iter().map(|&o| o as usize).collect(),
+                            l.nulls().cloned(),
+                            inner,
+                        )
+                    }
+                    DataType::Map(_, _) => {
+                        let m = array.as_map();
+                        Node::List(
+                            m.offsets().iter().map(|&o| o as usize).collect(),
+                            m.nulls().cloned(),
+                            inner,
+                        )
+                    }
+                    DataType::FixedSizeList(_, size) => {
+                        let l = array.as_fixed_size_list();
+                        Node::FixedSizeList(*size as usize, l.nulls().cloned(), inner)
+                    }
+                    DataType::ListView(_) => {
+                        let l = array.as_list_view::<i32>();
+                        Node::ListView(
+                            l.offsets().iter().map(|&o| o as usize).collect(),
+                            l.sizes().iter().map(|&o| o as usize).collect(),
+                            l.nulls().cloned(),
+                            inner,
+                        )
+                    }
+                    _ => {
+                        let l = array.as_list_view::<i64>();
+                        Node::ListView(
+                            l.offsets().iter().map(|&o| o as usize).collect(),
+                            l.sizes().iter().map(|&o| o as usize).collect(),
+                            l.nulls().cloned(),
+                            inner,
+                        )
+                    }
+                })
+            }
+            _ => Ok(Node::Leaf),
+        }
+    }
+
+    /// Visits `range` as `parquet`'s level builder writes it; the first null
+    /// reached in a required field is an error.
+    fn visit(&self, range: Range<usize>) -> std::result::Result<(), String> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Node::Required(nulls, name, child) => {
+                if let Some(index) = range.clone().find(|&i| nulls.is_null(i)) {
+                    return Err(format!("Found null at index {index} for required field '{name}'"));
+                }
+                child.visit(range)
+            }
+            Node::Leaf => Ok(()),
+            Node::List(offsets, nulls, child) => {
+                if nulls.as_ref().is_some_and(|n| n.null_count() == n.len()) {
+                    return Ok(());
+                }
+                for i in range {
+                    if nulls.as_ref().is_none_or(|n| n.is_valid(i)) && offsets[i] < offsets[i + 1] {
+                        child.visit(offsets[i]..offsets[i + 1])?;
+                    }
+                }
+                Ok(())
+            }
+            Node::FixedSizeList(size, nulls, child) => {
+                if nulls.as_ref().is_some_and(|n| n.null_count() == n.len()) || *size == 0 {
+                    return Ok(());
+                }
+                for i in range {
+                    if nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
+                        child.visit(i * size..(i + 1) * size)?;
+                    }
+                }
+                Ok(())
+            }
+            Node::ListView(offsets, sizes, nulls, child) => {
+                for i in range {
+                    if nulls.as_ref().is_none_or(|n| n.is_valid(i)) && sizes[i] > 0 {
+                        child.visit(offsets[i]..offsets[i] + sizes[i])?;
+                    }
+                }
+                Ok(())
+            }
+            Node::Struct(children, nulls) => {
+                if nulls.as_ref().is_some_and(|n| n.null_count() == n.len()) {
+                    return Ok(());
+                }
+                match nulls {
+                    None => {
+                        for c in children {
+                            c.visit(range.clone())?;
+                        }
+                    }
+                    Some(n) => {
+                        let mut start = None;
+                        for i in range.clone() {
+                            match (n.is_valid(i), start) {
+                                (true, None) => start = Some(i),
+                                (false, Some(s)) => {
+                                    for c in children {
+                                        c.visit(s..i)?;
+                                    }
+                                    start = None;
+                                }
+                                _ => {}
+                            }
+                        }
+                        if let Some(s) = start {
+                            for c in children {
+                                c.visit(s..range.end)?;
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! Arrow arrays whose values Parquet stores as FIXED_LEN_BYTE_ARRAY, read
+//! straight from their buffers.
+//!
+//! | Arrow type | Parquet bytes (width `L`) |
+//! |---|---|
+//! | `FixedSizeBinary(n)` | the `n` bytes as stored |
+//! | `Decimal128` / `Decimal256` (precision ≥ 19) | two's complement, big-endian, the low `L` bytes |
+//! | `Float16` | 2 bytes, little-endian |
+//! | `Interval(YearMonth)` | months (i32 LE), then 8 zero bytes |
+//! | `Interval(DayTime)` | 4 zero bytes, days (i32 LE), milliseconds (i32 LE) |
+//!
+//! Values are converted in bulk into a caller-owned buffer, a contiguous run
+//! at a time; a `FixedSizeBinary` run needs no conversion and is borrowed.
+
+use crate::page::statistics::ValueOrder;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Decimal256Type, Float16Type, IntervalDayTimeType, IntervalYearMonthType,
+};
+use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
+use arrow_buffer::i256;
+use arrow_schema::{DataType, IntervalUnit};
+use parquet::errors::{ParquetError, Result};
+
+/// The Arrow types written as FIXED_LEN_BYTE_ARRAY.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FlbaKind {
+    /// `FixedSizeBinary(n)`.
+    FixedSizeBinary,
+    /// `Decimal128(p, s)`.
+    Decimal128,
+    /// `Decimal256(p, s)`.
+    Decimal256,
+    /// `Float16`.
+    Float16,
+    /// `Interval(YearMonth)`.
+    IntervalYearMonth,
+    /// `Interval(DayTime)`.
+    IntervalDayTime,
+}
+
+impl FlbaKind {
+    /// The kind of a (non-dictionary) Arrow data type, if it is one.
+    pub(crate) fn of(data_type: &DataType) -> Option<Self> {
+        Some(match data_type {
+            DataType::FixedSizeBinary(_) => Self::FixedSizeBinary,
+            DataType::Decimal128(_, _) => Self::Decimal128,
+            DataType::Decimal256(_, _) => Self::Decimal256,
+            DataType::Float16 => Self::Float16,
+            DataType::Interval(IntervalUnit::YearMonth) => Self::IntervalYearMonth,
+            DataType::Interval(IntervalUnit::DayTime) => Self::IntervalDayTime,
+            _ => return None,
+        })
+    }
+
+    /// Bytes per value in the Arrow buffer.
+    pub(crate) fn native_width(self, width: usize) -> usize {
+        match self {
+            Self::FixedSizeBinary => width,
+            Self::Decimal128 => 16,
+            Self::Decimal256 => 32,
+            Self::Float16 => 2,
+            Self::IntervalYearMonth => 4,
+            Self::IntervalDayTime => 8,
+        }
+    }
+
+    /// How the column's statistics order values.
+    pub(crate) fn order(self) -> ValueOrder {
+        match self {
+            Self::FixedSizeBinary => ValueOrder::Unsigned,
+            Self::Decimal128 | Self::Decimal256 => ValueOrder::Signed,
+            Self::Float16 => ValueOrder::Float16,
+            Self::IntervalYearMonth | Self::IntervalDayTime => ValueOrder::Undefined,
+        }
+    }
+}
+
+/// Byte width of a decimal of `precision` digits stored as
+/// FIXED_LEN_BYTE_ARRAY, computed as `parquet` computes it.
+pub(crate) fn decimal_width(precision: u8) -> usize {
+    (((10.0_f64.powi(precision as i32) + 1.0).log2() + 1.0) / 8.0).ceil() as usize
+}
+
+/// The values buffer of a leaf array, viewed as raw native bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NativeValues<'a> {
+    kind: FlbaKind,
+    /// Parquet width.
+    width: usize,
+    native_width: usize,
+    bytes: &'a [u8],
+}
+
+fn primitive_bytes<T: ArrowPrimitiveType>(array: &PrimitiveArray<T>) -> &[u8] {
+    array.values().inner().as_slice()
+}
+
+impl<'a> NativeValues<'a> {
+    /// Views `array` (which must be of `kind`, not a dictionary) with Parquet
+    /// width `width`.
+    pub(crate) fn new(kind: FlbaKind, width: usize, array: &'a dyn Array) -> Result<Self> {
+        let bytes = match kind {
+            FlbaKind::FixedSizeBinary => {
+                let a = array
+                    .as_fixed_size_binary_opt()
+                    .ok_or_else(|| type_error(kind, array))?;
+                if a.value_length() as usize != width {
+                    return Err(type_error(kind, array));
+                }
+                a.value_data()
+            }
+            FlbaKind::Decimal128 => {
+                primitive_bytes(array.as_primitive_opt::<Decimal128Type>().ok_or_else(|| type_error(kind, array))?)
+            }
+            FlbaKind::Decimal256 => {
+                primitive_bytes(array.as_primitive_opt::<Decimal256Type>().ok_or_else(|| type_error(kind, array))?)
+            }
+            FlbaKind::Float16 => {
+                primitive_bytes(array.as_primitive_opt::<Float16Type>().ok_or_else(|| type_error(kind, array))?)
+            }
+            FlbaKind::IntervalYearMonth => primitive_bytes(
+                array
+                    .as_primitive_opt::<IntervalYearMonthType>()
+                    .ok_or_else(|| type_error(kind, array))?,
+            ),
+            FlbaKind::IntervalDayTime => primitive_bytes(
+                array
+                    .as_primitive_opt::<IntervalDayTimeType>()
+                    .ok_or_else(|| type_error(kind, array))?,
+            ),
+        };
+        let native_width = kind.native_width(width);
+        if bytes.len() < array.len() * native_width {
+            return Err(ParquetError::General(format!(
+                "{} array buffer holds {} bytes, fewer than {} values need",
+                array.data_type(),
+                bytes.len(),
+                array.len()
+            )));
+        }
+        Ok(Self {
+            kind,
+            width,
+            native_width,
+            bytes,
+        })
+    }
+
+    /// The Arrow bytes of value `i` (what `parquet` hashes for distinct counts).
+    #[inline]
+    pub(crate) fn native(&self, i: usize) -> &'a [u8] {
+        &self.bytes[i * self.native_width..(i + 1) * self.native_width]
+    }
+
+    /// Values `[start, end)` in Parquet form without conversion, when their
+    /// Arrow bytes already are the Parquet bytes.
+    #[inline]
+    pub(crate) fn borrow(&self, start: usize, end: usize) -> Option<&'a [u8]> {
+        match self.kind {
+            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {
+                Some(&self.bytes[start * self.native_width..end * self.native_width])
+            }
+            _ => None,
+        }
+    }
+
+    /// Appends values `[start, end)` in Parquet form to `out`.
+    pub(crate) fn convert_range(&self, start: usize, end: usize, out: &mut Vec<u8>) {
+        let n = end - start;
+        let src = &self.bytes[start * self.native_width..end * self.native_width];
+        let at = out.len();
+        out.resize(at + n * self.width, 0);
+        let dst = &mut out[at..];
+        let w = self.width;
+        match self.kind {
+            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => dst.copy_from_slice(src),
+            FlbaKind::Decimal128 => {
+                let (natives, _) = src.as_chunks::<16>();
+                if w == 16 {
+                    let (outs, _) = dst.as_chunks_mut::<16>();
+                    for (o, v) in outs.iter_mut().zip(natives) {
+                        *o = i128::from_le_bytes(*v).to_be_bytes();
+                    }
+                } else {
+                    for (o, v) in dst.chunks_exact_mut(w).zip(natives) {
+                        o.copy_from_slice(&i128::from_le_bytes(*v).to_be_bytes()[16 - w..]);
+                    }
+                }
+            }
+            FlbaKind::Decimal256 => {
+                let (natives, _) = src.as_chunks::<32>();
+                for (o, v) in dst.chunks_exact_mut(w).zip(natives) {
+                    let mut be = *v;
+                    be.reverse();
+                    o.copy_from_slice(&be[32 - w..]);
+                }
+            }
+            FlbaKind::IntervalYearMonth => {
+                for (o, v) in dst.chunks_exact_mut(12).zip(src.chunks_exact(4)) {
+                    o[..4].copy_from_slice(v);
+                }
+            }
+            FlbaKind::IntervalDayTime => {
+                for (o, v) in dst.chunks_exact_mut(12).zip(src.chunks_exact(8)) {
+                    o[4..].copy_from_slice(v);
+                }
+            }
+        }
+    }
+
+    /// The first position in `[0, len)` that is valid per `is_valid` and
+    /// holds a decimal that does not fit the column's width, if any.
+    pub(crate) fn first_unfit_decimal(
+        &self,
+        len: usize,
+        is_valid: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        match self.kind {
+            FlbaKind::Decimal128 if self.width < 16 => {
+                let shift = 8 * self.width as u32 - 1;
+                let (natives, _) = self.bytes[..len * 16].as_chunks::<16>();
+                // Fast scan over every slot; only if something is out of range
+                // look again, honouring validity.
+                let any = natives.iter().fold(false, |acc, v| {
+                    let x = i128::from_le_bytes(*v) >> shift;
+                    acc | ((x + 1) as u128 > 1)
+                });
+                if !any {
+                    return None;
+                }
+                natives.iter().enumerate().position(|(i, v)| {
+                    let x = i128::from_le_bytes(*v) >> shift;
+                    (x + 1) as u128 > 1 && is_valid(i)
+                })
+            }
+            FlbaKind::Decimal256 if self.width < 32 => {
+                let w = self.width;
+                let (natives, _) = self.bytes[..len * 32].as_chunks::<32>();
+                natives.iter().enumerate().position(|(i, v)| {
+                    let fill = if v[w - 1] & 0x80 != 0 { 0xFF } else { 0 };
+                    v[w..].iter().any(|&b| b != fill) && is_valid(i)
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The decimal at `i`, formatted, for error messages.
+    pub(crate) fn format_decimal(&self, i: usize) -> String {
+        let v = self.native(i);
+        match self.kind {
+            FlbaKind::Decimal128 => i128::from_le_bytes(v.try_into().unwrap()).to_string(),
+            FlbaKind::Decimal256 => i256::from_le_bytes(v.try_into().unwrap()).to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+fn type_error(kind: FlbaKind, array: &dyn Array) -> ParquetError {
+    ParquetError::ArrowError(format!(
+        "Incompatible type: expected an array of kind {kind:?}, got {}",
+        array.data_type()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Decimal128Array, Decimal256Array, FixedSizeBinaryArray};
+
+    #[test]
+    fn decimal_width_matches_upstream() {
+        for p in 1..=76u8 {
+            assert_eq!(
+                decimal_width(p),
+                parquet::arrow::schema::decimal_length_from_precision(p),
+                "precision {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn decimal_conversion_is_big_endian_truncated() {
+        let a = Decimal128Array::from(vec![1i128, -2, 0x0102_0304_0506_0708_090A]).slice(1, 2);
+        let v = NativeValues::new(FlbaKind::Decimal128, 10, &a).unwrap();
+        let mut out = Vec::new();
+        v.convert_range(0, 2, &mut out);
+        let mut expected = vec![0xFF; 9];
+        expected.push(0xFE);
+        expected.extend_from_slice(&[0, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A][1..]);
+        assert_eq!(out, expected);
+
+        let b = Decimal256Array::from(vec![i256::from_i128(-3)]);
+        let v = NativeValues::new(FlbaKind::Decimal256, 17, &b).unwrap();
+        let mut out = Vec::new();
+        v.convert_range(0, 1, &mut out);
+        let mut expected = vec![0xFF; 16];
+        expected.push(0xFD);
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn unfit_decimals_are_found() {
+        let a = Decimal128Array::from(vec![Some(1i128), None, Some(1 << 80), Some(-(1 << 71))]);
+        let v = NativeValues::new(FlbaKind::Decimal128, 9, &a).unwrap();
+        assert_eq!(v.first_unfit_decimal(4, |i| a.is_valid(i)), Some(2));
+        let b = Decimal128Array::from(vec![Some(-(1i128 << 71)), Some((1 << 71) - 1)]);
+        let v = NativeValues::new(FlbaKind::Decimal128, 9, &b).unwrap();
+        assert_eq!(v.first_unfit_decimal(2, |_| true), None);
+        let c = Decimal256Array::from(vec![Some(i256::from_i128(1)), Some(i256::MAX)]);
+        let v = NativeValues::new(FlbaKind::Decimal256, 17, &c).unwrap();
+        assert_eq!(v.first_unfit_decimal(2, |_| true), Some(1));
+        assert_eq!(v.first_unfit_decimal(2, |i| i == 0), None);
+    }
+
+    #[test]
+    fn fixed_size_binary_is_borrowed() {
+        let a = FixedSizeBinaryArray::try_from_iter([[1u8, 2], [3, 4], [5, 6]].into_iter()).unwrap();
+        let a = a.slice(1, 2);
+        let v = NativeValues::new(FlbaKind::FixedSizeBinary, 2, &a).unwrap();
+        assert_eq!(v.borrow(0, 2).unwrap(), &[3, 4, 5, 6]);
+    }
+}

@@ -1,0 +1,573 @@
+//! [`ArrowWriter`], drop-in for `parquet::arrow::ArrowWriter`: row-group
+//! splitting by row count and estimated bytes exactly as `parquet` does it,
+//! columns written through [`ArrowColumnWriter`]s from this crate's
+//! [`ArrowRowGroupWriterFactory`].
+
+use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, LeafInner};
+use crate::factory::{ArrowRowGroupWriterFactory, FieldPlan};
+use crate::leaf::flat_leaf;
+use crate::validate::validate_batch;
+use arrow_array::{RecordBatch, RecordBatchWriter};
+use arrow_schema::{ArrowError, SchemaRef};
+use parquet::arrow::ArrowSchemaConverter;
+use parquet::arrow::arrow_writer::{self as upstream, PageStoreFactory};
+use parquet::errors::{ParquetError, Result};
+use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::SchemaDescriptor;
+use std::io::Write;
+use std::sync::Arc;
+
+/// Arrow-specific settings for writing Parquet files.
+///
+/// Same as `parquet::arrow::arrow_writer::ArrowWriterOptions`.
+#[derive(Debug, Clone, Default)]
+pub struct ArrowWriterOptions {
+    properties: WriterProperties,
+    skip_arrow_metadata: bool,
+    schema_root: Option<String>,
+    schema_descr: Option<SchemaDescriptor>,
+    page_store_factory: Option<Arc<dyn PageStoreFactory>>,
+}
+
+impl ArrowWriterOptions {
+    /// Options with the default settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the [`WriterProperties`].
+    pub fn with_properties(self, properties: WriterProperties) -> Self {
+        Self { properties, ..self }
+    }
+
+    /// Sets the [`PageStoreFactory`] that buffers finished pages until their
+    /// row group is written (default: in memory).
+    pub fn with_page_store_factory(self, page_store_factory: Arc<dyn PageStoreFactory>) -> Self {
+        Self {
+            page_store_factory: Some(page_store_factory),
+            ..self
+        }
+    }
+
+    /// Skips embedding the Arrow schema in the file's metadata.
+    pub fn with_skip_arrow_metadata(self, skip_arrow_metadata: bool) -> Self {
+        Self {
+            skip_arrow_metadata,
+            ..self
+        }
+    }
+
+    /// Sets the name of the root Parquet schema element (default `"arrow_schema"`).
+    pub fn with_schema_root(self, schema_root: String) -> Self {
+        Self {
+            schema_root: Some(schema_root),
+            ..self
+        }
+    }
+
+    /// Uses an explicit Parquet schema instead of converting the Arrow schema.
+    pub fn with_parquet_schema(self, schema_descr: SchemaDescriptor) -> Self {
+        Self {
+            schema_descr: Some(schema_descr),
+            ..self
+        }
+    }
+
+    fn into_upstream(self) -> upstream::ArrowWriterOptions {
+        let mut o = upstream::ArrowWriterOptions::new()
+            .with_properties(self.properties)
+            .with_skip_arrow_metadata(self.skip_arrow_metadata);
+        if let Some(root) = self.schema_root {
+            o = o.with_schema_root(root);
+        }
+        if let Some(schema) = self.schema_descr {
+            o = o.with_parquet_schema(schema);
+        }
+        if let Some(f) = self.page_store_factory {
+            o = o.with_page_store_factory(f);
+        }
+        o
+    }
+}
+
+/// Encodes [`RecordBatch`]es to Parquet, byte-for-byte as
+/// `parquet::arrow::ArrowWriter` does, with a fast FIXED_LEN_BYTE_ARRAY path.
+///
+/// Switching is a one-line change:
+/// `use parquet::arrow::ArrowWriter` → `use parquet_flba::ArrowWriter`.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use arrow_array::{ArrayRef, Decimal128Array, RecordBatch};
+/// use parquet_flba::ArrowWriter;
+///
+/// let prices = Decimal128Array::from(vec![12_345, -6_789, 0])
+///     .with_precision_and_scale(38, 10)
+///     .unwrap();
+/// let batch = RecordBatch::try_from_iter([("price", Arc::new(prices) as ArrayRef)]).unwrap();
+///
+/// let mut buffer = Vec::new();
+/// let mut writer = ArrowWriter::try_new(&mut buffer, batch.schema(), None).unwrap();
+/// writer.write(&batch).unwrap();
+/// writer.close().unwrap();
+/// ```
+///
+/// # Differences from `parquet`
+///
+/// * A decimal whose value does not fit the column's FIXED_LEN_BYTE_ARRAY
+///   width (outside its declared precision by enough to overflow the width)
+///   makes [`Self::write`] fail with an error naming the column and row;
+///   `parquet` would silently write a truncated, wrong value.
+/// * A failed [`Self::write`] leaves the writer as it was before the call:
+///   batches are validated (column count, types, nulls in non-nullable
+///   fields, decimal widths) before any row is buffered.
+pub struct ArrowWriter<W: Write> {
+    inner: Inner<W>,
+}
+
+enum Inner<W: Write> {
+    Own(Box<OwnWriter<W>>),
+    /// Content-defined chunking: the whole file through `parquet`.
+    Upstream(Box<upstream::ArrowWriter<W>>, SchemaRef),
+}
+
+struct OwnWriter<W: Write> {
+    writer: SerializedFileWriter<W>,
+    in_progress: Option<RowGroup>,
+    arrow_schema: SchemaRef,
+    factory: ArrowRowGroupWriterFactory,
+    max_row_group_row_count: Option<usize>,
+    max_row_group_bytes: Option<usize>,
+    /// Set when a write failed half-way; the writer then refuses to go on
+    /// rather than produce a broken file.
+    poisoned: Option<String>,
+}
+
+struct RowGroup {
+    writers: Vec<ArrowColumnWriter>,
+    buffered_rows: usize,
+}
+
+impl RowGroup {
+    fn estimated_bytes(&self) -> usize {
+        self.writers.iter().map(|w| w.get_estimated_total_bytes()).sum()
+    }
+}
+
+impl<W: Write + Send> std::fmt::Debug for ArrowWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.inner {
+            Inner::Own(w) => f
+                .debug_struct("ArrowWriter")
+                .field("writer", &w.writer)
+                .field("in_progress_size", &format_args!("{} bytes", self.in_progress_size()))
+                .field("in_progress_rows", &self.in_progress_rows())
+                .field("arrow_schema", &w.arrow_schema)
+                .field("max_row_group_row_count", &w.max_row_group_row_count)
+                .field("max_row_group_bytes", &w.max_row_group_bytes)
+                .finish(),
+            Inner::Upstream(w, _) => w.fmt(f),
+        }
+    }
+}
+
+impl<W: Write + Send> ArrowWriter<W> {
+    /// Creates a writer with the given properties (default if `None`).
+    pub fn try_new(
+        writer: W,
+        arrow_schema: SchemaRef,
+        props: Option<WriterProperties>,
+    ) -> Result<Self> {
+        let options = ArrowWriterOptions::new().with_properties(props.unwrap_or_default());
+        Self::try_new_with_options(writer, arrow_schema, options)
+    }
+
+    /// Creates a writer with [`ArrowWriterOptions`].
+    pub fn try_new_with_options(
+        writer: W,
+        arrow_schema: SchemaRef,
+        options: ArrowWriterOptions,
+    ) -> Result<Self> {
+        if options.properties.content_defined_chunking().is_some() {
+            let w = upstream::ArrowWriter::try_new_with_options(
+                writer,
+                arrow_schema.clone(),
+                options.into_upstream(),
+            )?;
+            return Ok(Self {
+                inner: Inner::Upstream(Box::new(w), arrow_schema),
+            });
+        }
+        let mut props = options.properties;
+        let schema = match options.schema_descr {
+            Some(descr) => descr,
+            None => {
+                let mut converter =
+                    ArrowSchemaConverter::new().with_coerce_types(props.coerce_types());
+                if let Some(root) = &options.schema_root {
+                    converter = converter.schema_root(root);
+                }
+                converter.convert(&arrow_schema)?
+            }
+        };
+        if !options.skip_arrow_metadata {
+            parquet::arrow::schema::add_encoded_arrow_schema_to_metadata(&arrow_schema, &mut props);
+        }
+        let max_row_group_row_count = props.max_row_group_row_count();
+        let max_row_group_bytes = props.max_row_group_bytes();
+        let file_writer =
+            SerializedFileWriter::new(writer, schema.root_schema_ptr(), Arc::new(props))?;
+        let mut factory = ArrowRowGroupWriterFactory::new(&file_writer, arrow_schema.clone());
+        if let Some(f) = options.page_store_factory {
+            factory = factory.with_page_store_factory(f);
+        }
+        Ok(Self {
+            inner: Inner::Own(Box::new(OwnWriter {
+                writer: file_writer,
+                in_progress: None,
+                arrow_schema,
+                factory,
+                max_row_group_row_count,
+                max_row_group_bytes,
+                poisoned: None,
+            })),
+        })
+    }
+
+    /// Metadata of the row groups flushed so far.
+    pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
+        match &self.inner {
+            Inner::Own(w) => w.writer.flushed_row_groups(),
+            Inner::Upstream(w, _) => w.flushed_row_groups(),
+        }
+    }
+
+    /// Estimated memory held by the writer, in bytes: the sum of
+    /// [`ArrowColumnWriter::memory_size`] over the in-progress row group.
+    pub fn memory_size(&self) -> usize {
+        match &self.inner {
+            Inner::Own(w) => w
+                .in_progress
+                .as_ref()
+                .map_or(0, |rg| rg.writers.iter().map(|c| c.memory_size()).sum()),
+            Inner::Upstream(w, _) => w.memory_size(),
+        }
+    }
+
+    /// Estimated encoded size of the in-progress row group, in bytes (equal
+    /// to `parquet`'s estimate).
+    pub fn in_progress_size(&self) -> usize {
+        match &self.inner {
+            Inner::Own(w) => w.in_progress.as_ref().map_or(0, RowGroup::estimated_bytes),
+            Inner::Upstream(w, _) => w.in_progress_size(),
+        }
+    }
+
+    /// Number of rows buffered in the in-progress row group.
+    pub fn in_progress_rows(&self) -> usize {
+        match &self.inner {
+            Inner::Own(w) => w.in_progress.as_ref().map_or(0, |rg| rg.buffered_rows),
+            Inner::Upstream(w, _) => w.in_progress_rows(),
+        }
+    }
+
+    /// Number of bytes written to the underlying writer so far.
+    pub fn bytes_written(&self) -> usize {
+        match &self.inner {
+            Inner::Own(w) => w.writer.bytes_written(),
+            Inner::Upstream(w, _) => w.bytes_written(),
+        }
+    }
+
+    /// Encodes `batch`, splitting it across row groups when it would exceed
+    /// `max_row_group_row_count` rows or `max_row_group_bytes` estimated bytes.
+    ///
+    /// The batch is validated first; on error nothing of it is written and
+    /// the writer can be used as before.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match &mut self.inner {
+            Inner::Own(w) => w.write(batch),
+            Inner::Upstream(w, schema) => {
+                if batch.num_rows() > 0 {
+                    validate_batch(schema, batch)?;
+                }
+                w.write(batch)
+            }
+        }
+    }
+
+    /// Writes `buf` to the underlying writer, through its byte counter.
+    pub fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match &mut self.inner {
+            Inner::Own(w) => w.writer.write_all(buf),
+            Inner::Upstream(w, _) => w.write_all(buf),
+        }
+    }
+
+    /// Flushes the underlying writer.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        match &mut self.inner {
+            Inner::Own(w) => w.writer.flush(),
+            Inner::Upstream(w, _) => w.sync(),
+        }
+    }
+
+    /// Flushes all buffered rows into a new row group.
+    pub fn flush(&mut self) -> Result<()> {
+        match &mut self.inner {
+            Inner::Own(w) => w.flush(),
+            Inner::Upstream(w, _) => w.flush(),
+        }
+    }
+
+    /// Adds key-value metadata to the file footer.
+    pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
+        match &mut self.inner {
+            Inner::Own(w) => w.writer.append_key_value_metadata(kv_metadata),
+            Inner::Upstream(w, _) => w.append_key_value_metadata(kv_metadata),
+        }
+    }
+
+    /// The underlying writer.
+    pub fn inner(&self) -> &W {
+        match &self.inner {
+            Inner::Own(w) => w.writer.inner(),
+            Inner::Upstream(w, _) => w.inner(),
+        }
+    }
+
+    /// The underlying writer, mutably. Writing to it directly corrupts the
+    /// file; use [`Self::write_all`].
+    pub fn inner_mut(&mut self) -> &mut W {
+        match &mut self.inner {
+            Inner::Own(w) => w.writer.inner_mut(),
+            Inner::Upstream(w, _) => w.inner_mut(),
+        }
+    }
+
+    /// Flushes buffered rows and returns the underlying writer (without the
+    /// footer).
+    pub fn into_inner(self) -> Result<W> {
+        match self.inner {
+            Inner::Own(mut w) => {
+                w.flush()?;
+                w.writer.into_inner()
+            }
+            Inner::Upstream(w, _) => w.into_inner(),
+        }
+    }
+
+    /// Flushes buffered rows and writes the footer, without consuming the
+    /// writer. Writing afterwards is an error.
+    pub fn finish(&mut self) -> Result<ParquetMetaData> {
+        match &mut self.inner {
+            Inner::Own(w) => {
+                w.flush()?;
+                w.writer.finish()
+            }
+            Inner::Upstream(w, _) => w.finish(),
+        }
+    }
+
+    /// Flushes buffered rows, writes the footer and closes the writer.
+    pub fn close(mut self) -> Result<ParquetMetaData> {
+        self.finish()
+    }
+
+    /// Flushes buffered rows and splits the writer into the file writer and
+    /// the row-group factory, to continue at the column level (e.g. encoding
+    /// columns in parallel).
+    pub fn into_serialized_writer(
+        self,
+    ) -> Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
+        match self.inner {
+            Inner::Own(mut w) => {
+                w.flush()?;
+                Ok((w.writer, w.factory))
+            }
+            Inner::Upstream(w, schema) => {
+                let (writer, _) = w.into_serialized_writer()?;
+                let factory = ArrowRowGroupWriterFactory::new(&writer, schema);
+                Ok((writer, factory))
+            }
+        }
+    }
+}
+
+impl<W: Write + Send> OwnWriter<W> {
+    fn check_usable(&self) -> Result<()> {
+        match &self.poisoned {
+            Some(why) => Err(ParquetError::General(format!(
+                "the writer cannot continue after a failed write: {why}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.check_usable()?;
+        validate_batch(&self.arrow_schema, batch)?;
+        self.validate_fast_columns(batch)?;
+
+        let mut remaining = batch.clone();
+        loop {
+            if self.in_progress.is_none() {
+                let index = self.writer.flushed_row_groups().len();
+                self.in_progress = Some(RowGroup {
+                    writers: self.factory.create_column_writers(index)?,
+                    buffered_rows: 0,
+                });
+            }
+            let in_progress = self.in_progress.as_ref().unwrap();
+            let buffered_rows = in_progress.buffered_rows;
+
+            let mut split_at = match self.max_row_group_row_count {
+                Some(max) if buffered_rows + remaining.num_rows() > max => Some(max - buffered_rows),
+                _ => None,
+            };
+            let candidate = split_at.unwrap_or_else(|| remaining.num_rows());
+            if let Some(max_bytes) = self.max_row_group_bytes
+                && buffered_rows > 0
+            {
+                let current = in_progress.estimated_bytes();
+                if current >= max_bytes {
+                    self.flush()?;
+                    continue;
+                }
+                let avg = current / buffered_rows;
+                if let Some(fit) = (max_bytes - current).checked_div(avg)
+                    && candidate > fit
+                {
+                    if fit > 0 {
+                        split_at = Some(fit);
+                    } else {
+                        self.flush()?;
+                        continue;
+                    }
+                }
+            }
+
+            let rest = split_at.map(|n| {
+                let rest = remaining.slice(n, remaining.num_rows() - n);
+                remaining = remaining.slice(0, n);
+                rest
+            });
+
+            if let Err(e) = self.write_row_group_part(&remaining) {
+                self.poisoned = Some(e.to_string());
+                return Err(e);
+            }
+
+            let in_progress = self.in_progress.as_ref().unwrap();
+            let should_flush = self
+                .max_row_group_row_count
+                .is_some_and(|max| in_progress.buffered_rows >= max)
+                || self
+                    .max_row_group_bytes
+                    .is_some_and(|max| in_progress.estimated_bytes() >= max);
+            if should_flush {
+                self.flush()?;
+            }
+            match rest {
+                Some(rest) => remaining = rest,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Validates the fast columns of the whole batch (decimal widths, required
+    /// nulls) against a freshly planned writer, before anything is written.
+    fn validate_fast_columns(&mut self, batch: &RecordBatch) -> Result<()> {
+        let Some(plan) = self.factory.plan() else {
+            return Ok(());
+        };
+        if !plan.iter().any(|p| matches!(p, FieldPlan::Fast { .. })) {
+            return Ok(());
+        }
+        if self.in_progress.is_none() {
+            let index = self.writer.flushed_row_groups().len();
+            self.in_progress = Some(RowGroup {
+                writers: self.factory.create_column_writers(index)?,
+                buffered_rows: 0,
+            });
+        }
+        let writers = &self.in_progress.as_ref().unwrap().writers;
+        let plan = self.factory.plan().unwrap();
+        for ((field, array), p) in self.arrow_schema.fields().iter().zip(batch.columns()).zip(plan) {
+            if let FieldPlan::Fast { leaf, .. } = p {
+                writers[*leaf].validate_flat(&flat_leaf(field, array))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one slice of a validated batch into the in-progress row group:
+    /// all leaves are computed before any is written.
+    fn write_row_group_part(&mut self, part: &RecordBatch) -> Result<()> {
+        let plan = self.factory.plan();
+        let mut leaves: Vec<ArrowLeafColumn> = Vec::new();
+        for (i, (field, array)) in self.arrow_schema.fields().iter().zip(part.columns()).enumerate() {
+            match plan.map(|p| &p[i]) {
+                Some(FieldPlan::Fast { .. }) => {
+                    leaves.push(ArrowLeafColumn(LeafInner::Flat(flat_leaf(field, array))))
+                }
+                _ => leaves.extend(
+                    upstream::compute_leaves(field, array)?
+                        .into_iter()
+                        .map(|l| ArrowLeafColumn(LeafInner::Upstream(l))),
+                ),
+            }
+        }
+        let in_progress = self.in_progress.as_mut().unwrap();
+        if leaves.len() != in_progress.writers.len() {
+            return Err(ParquetError::General(format!(
+                "batch has {} leaf columns, the schema {}",
+                leaves.len(),
+                in_progress.writers.len()
+            )));
+        }
+        for (writer, leaf) in in_progress.writers.iter_mut().zip(&leaves) {
+            writer.write_validated(leaf)?;
+        }
+        in_progress.buffered_rows += part.num_rows();
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.check_usable()?;
+        let Some(in_progress) = self.in_progress.take() else {
+            return Ok(());
+        };
+        if in_progress.buffered_rows == 0 {
+            // Writers created only to validate a batch that then failed.
+            return Ok(());
+        }
+        let chunks = in_progress
+            .writers
+            .into_iter()
+            .map(ArrowColumnWriter::close)
+            .collect::<Result<Vec<ArrowColumnChunk>>>()?;
+        let mut row_group = self.writer.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut row_group)?;
+        }
+        row_group.close()?;
+        Ok(())
+    }
+}
+
+impl<W: Write + Send> RecordBatchWriter for ArrowWriter<W> {
+    fn write(&mut self, batch: &RecordBatch) -> std::result::Result<(), ArrowError> {
+        self.write(batch).map_err(|e| e.into())
+    }
+
+    fn close(self) -> std::result::Result<(), ArrowError> {
+        self.close()?;
+        Ok(())
+    }
+}
