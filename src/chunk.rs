@@ -86,11 +86,12 @@ impl PageSink {
         }
     }
 
-    /// Stores a page (`header` ‖ `body`); returns its write-order offset.
-    pub(crate) fn push(&mut self, header: &[u8], body: &[u8], dictionary: bool) -> Result<u64> {
+    /// Stores a page (the concatenation of `parts`: header, then body);
+    /// returns its write-order offset.
+    pub(crate) fn push(&mut self, parts: &[&[u8]], dictionary: bool) -> Result<u64> {
         let offset = self.length as u64;
-        let len = header.len() + body.len();
-        let page = self.arena.page(&[header, body]);
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let page = self.arena.page(parts);
         let stored = match &mut self.store {
             Some(store) => Stored::Key(store.put(page)?),
             None => {

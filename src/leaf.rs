@@ -8,8 +8,8 @@
 //! page or dictionary byte budget, in smaller windows. Pages are only cut
 //! between mini-batches, so the same cuts are needed for the same pages.
 
-use crate::page::{MiniBatchLevels, PageBuilder};
-use crate::values::{FlbaKind, NativeValues};
+use crate::page::{MiniBatchLevels, PageBuilder, ValueSource};
+use crate::values::{Extremes, FlbaKind, NativeValues};
 use crate::chunk::{FlbaChunk, PageSink};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, downcast_run_array};
@@ -59,7 +59,6 @@ pub(crate) struct FlbaColumnWriter {
     width: usize,
     builder: PageBuilder,
     distinct: Option<HashSet<u64>>,
-    scratch: Vec<u8>,
 }
 
 impl std::fmt::Debug for FlbaColumnWriter {
@@ -87,7 +86,6 @@ impl FlbaColumnWriter {
             distinct: props
                 .write_row_group_number_distinct_values()
                 .then(HashSet::new),
-            scratch: Vec::new(),
         })
     }
 
@@ -298,39 +296,43 @@ impl FlbaColumnWriter {
         offset: usize,
         len: usize,
     ) -> Result<()> {
-        self.scratch.clear();
-        let (mini, bytes): (MiniBatchLevels<'_>, &[u8]) = match levels {
-            Levels::Absent | Levels::Uniform(_) => {
+        match levels {
+            Levels::Absent | Levels::Uniform(1..) => {
                 let mini = match levels {
                     Levels::Uniform(l) => MiniBatchLevels::Uniform(l),
                     _ => MiniBatchLevels::Absent,
                 };
-                let has_values = !matches!(levels, Levels::Uniform(0));
-                if !has_values {
-                    (mini, &[])
-                } else if let Some(b) = values.borrow(offset, offset + len) {
-                    (mini, b)
-                } else {
-                    values.convert_range(offset, offset + len, &mut self.scratch);
-                    (mini, &self.scratch)
-                }
+                let src = RangeValues {
+                    values,
+                    start: offset,
+                    end: offset + len,
+                };
+                self.builder.write_mini_batch(len, mini, &src)
+            }
+            Levels::Uniform(l) => {
+                self.builder
+                    .write_mini_batch(len, MiniBatchLevels::Uniform(l), &RangeValues::EMPTY)
             }
             Levels::Bitmap(nulls) => {
                 let bits = nulls.inner();
                 let bit_offset = bits.offset() + offset;
-                for (start, end) in BitSliceIterator::new(bits.values(), bit_offset, len) {
-                    values.convert_range(offset + start, offset + end, &mut self.scratch);
-                }
-                (MiniBatchLevels::Bitmap(bits.values(), bit_offset), &self.scratch)
+                let src = BitmapValues {
+                    values,
+                    bits: bits.values(),
+                    bit_offset,
+                    offset,
+                    len,
+                    count: bits.slice(offset, len).count_set_bits(),
+                };
+                self.builder
+                    .write_mini_batch(len, MiniBatchLevels::Bitmap(bits.values(), bit_offset), &src)
             }
-        };
-        self.builder.write_mini_batch(len, mini, bytes)
+        }
     }
 
     /// Heap bytes held by the writer.
     pub(crate) fn memory_size(&self) -> usize {
         self.builder.memory_size()
-            + self.scratch.capacity()
             + self.distinct.as_ref().map_or(0, |s| s.capacity() * 9)
     }
 
@@ -407,5 +409,88 @@ pub(crate) fn flat_leaf(field: &FieldRef, array: &ArrayRef) -> FlatLeaf {
     FlatLeaf {
         field: Arc::clone(field),
         array: Arc::clone(array),
+    }
+}
+
+/// The values at positions `[start, end)` of a leaf without nulls there.
+struct RangeValues<'a> {
+    values: &'a NativeValues<'a>,
+    start: usize,
+    end: usize,
+}
+
+impl RangeValues<'_> {
+    const EMPTY: EmptyValues = EmptyValues;
+}
+
+impl ValueSource for RangeValues<'_> {
+    fn count(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        self.values.borrow(self.start, self.end)
+    }
+
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
+        if extremes && self.values.tracks_extremes() {
+            let mut e = Extremes::default();
+            self.values.convert_range(self.start, self.end, out, Some(&mut e));
+            e.positions()
+        } else {
+            self.values.convert_range(self.start, self.end, out, None);
+            None
+        }
+    }
+}
+
+/// No values (an all-null mini-batch).
+struct EmptyValues;
+
+impl ValueSource for EmptyValues {
+    fn count(&self) -> usize {
+        0
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        Some(&[])
+    }
+
+    fn append_to(&self, _out: &mut Vec<u8>, _extremes: bool) -> Option<(usize, usize)> {
+        None
+    }
+}
+
+/// The valid values among positions `[offset, offset + len)`.
+struct BitmapValues<'a> {
+    values: &'a NativeValues<'a>,
+    bits: &'a [u8],
+    bit_offset: usize,
+    offset: usize,
+    len: usize,
+    count: usize,
+}
+
+impl ValueSource for BitmapValues<'_> {
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        if self.count == self.len {
+            self.values.borrow(self.offset, self.offset + self.len)
+        } else {
+            None
+        }
+    }
+
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
+        out.reserve(self.count * self.values.width());
+        let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
+        for (start, end) in BitSliceIterator::new(self.bits, self.bit_offset, self.len) {
+            self.values
+                .convert_range(self.offset + start, self.offset + end, out, e.as_mut());
+        }
+        e.and_then(|e| e.positions())
     }
 }

@@ -147,6 +147,11 @@ impl<'a> NativeValues<'a> {
         })
     }
 
+    /// Parquet bytes per value.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
     /// The Arrow bytes of value `i` (what `parquet` hashes for distinct counts).
     #[inline]
     pub(crate) fn native(&self, i: usize) -> &'a [u8] {
@@ -165,36 +170,43 @@ impl<'a> NativeValues<'a> {
         }
     }
 
-    /// Appends values `[start, end)` in Parquet form to `out`.
-    pub(crate) fn convert_range(&self, start: usize, end: usize, out: &mut Vec<u8>) {
+    /// Appends values `[start, end)` in Parquet form to `out`. With
+    /// `extremes`, decimals also fold their minimum and maximum into it as
+    /// they are converted (positions count values appended through the same
+    /// `Extremes`), which spares a second pass for statistics.
+    pub(crate) fn convert_range(
+        &self,
+        start: usize,
+        end: usize,
+        out: &mut Vec<u8>,
+        extremes: Option<&mut Extremes>,
+    ) {
         let n = end - start;
         let src = &self.bytes[start * self.native_width..end * self.native_width];
+        if matches!(self.kind, FlbaKind::FixedSizeBinary | FlbaKind::Float16) {
+            out.extend_from_slice(src);
+            return;
+        }
         let at = out.len();
         out.resize(at + n * self.width, 0);
         let dst = &mut out[at..];
-        let w = self.width;
-        match self.kind {
-            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => dst.copy_from_slice(src),
-            FlbaKind::Decimal128 => {
-                let (natives, _) = src.as_chunks::<16>();
-                if w == 16 {
-                    let (outs, _) = dst.as_chunks_mut::<16>();
-                    for (o, v) in outs.iter_mut().zip(natives) {
-                        *o = i128::from_le_bytes(*v).to_be_bytes();
-                    }
-                } else {
-                    for (o, v) in dst.chunks_exact_mut(w).zip(natives) {
-                        o.copy_from_slice(&i128::from_le_bytes(*v).to_be_bytes()[16 - w..]);
-                    }
+        macro_rules! by_width {
+            ($f:ident, $natives:expr, $($w:literal)*) => {
+                match self.width {
+                    $($w => $f::<$w>($natives, dst.as_chunks_mut::<$w>().0, extremes),)*
+                    w => unreachable!("decimal width {w}"),
                 }
+            };
+        }
+        match self.kind {
+            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => unreachable!(),
+            FlbaKind::Decimal128 => {
+                let natives = src.as_chunks::<16>().0;
+                by_width!(convert_d128, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
             }
             FlbaKind::Decimal256 => {
-                let (natives, _) = src.as_chunks::<32>();
-                for (o, v) in dst.chunks_exact_mut(w).zip(natives) {
-                    let mut be = *v;
-                    be.reverse();
-                    o.copy_from_slice(&be[32 - w..]);
-                }
+                let natives = src.as_chunks::<32>().0;
+                by_width!(convert_d256, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
             }
             FlbaKind::IntervalYearMonth => {
                 for (o, v) in dst.chunks_exact_mut(12).zip(src.chunks_exact(4)) {
@@ -207,6 +219,11 @@ impl<'a> NativeValues<'a> {
                 }
             }
         }
+    }
+
+    /// Whether [`Self::convert_range`] tracks extremes for this kind.
+    pub(crate) fn tracks_extremes(&self) -> bool {
+        matches!(self.kind, FlbaKind::Decimal128 | FlbaKind::Decimal256)
     }
 
     /// The first position in `[0, len)` that is valid per `is_valid` and
@@ -257,6 +274,88 @@ impl<'a> NativeValues<'a> {
     }
 }
 
+/// Minimum and maximum of converted decimal values, with their positions
+/// among the values converted so far.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Extremes {
+    count: usize,
+    min: i256,
+    max: i256,
+    min_pos: usize,
+    max_pos: usize,
+}
+
+impl Extremes {
+    /// Positions of the minimum and maximum, if any value was seen.
+    pub(crate) fn positions(&self) -> Option<(usize, usize)> {
+        (self.count > 0).then_some((self.min_pos, self.max_pos))
+    }
+
+    #[inline(always)]
+    fn fold<T: Ord + Copy>(
+        &mut self,
+        mut values: impl Iterator<Item = T>,
+        widen: impl Fn(T) -> i256,
+        narrow: impl Fn(i256) -> T,
+    ) {
+        let (mut min, mut max, mut min_pos, mut max_pos, mut pos) = if self.count == 0 {
+            match values.next() {
+                Some(v) => (v, v, 0, 0, 1),
+                None => return,
+            }
+        } else {
+            (
+                narrow(self.min),
+                narrow(self.max),
+                self.min_pos,
+                self.max_pos,
+                self.count,
+            )
+        };
+        for v in values {
+            if v < min {
+                min = v;
+                min_pos = pos;
+            } else if v > max {
+                max = v;
+                max_pos = pos;
+            }
+            pos += 1;
+        }
+        self.count = pos;
+        self.min = widen(min);
+        self.max = widen(max);
+        self.min_pos = min_pos;
+        self.max_pos = max_pos;
+    }
+}
+
+#[inline(never)]
+fn convert_d128<const W: usize>(natives: &[[u8; 16]], dst: &mut [[u8; W]], extremes: Option<&mut Extremes>) {
+    for (o, v) in dst.iter_mut().zip(natives) {
+        let be = i128::from_le_bytes(*v).to_be_bytes();
+        o.copy_from_slice(&be[16 - W..]);
+    }
+    if let Some(e) = extremes {
+        e.fold(
+            natives.iter().map(|v| i128::from_le_bytes(*v)),
+            i256::from_i128,
+            |x| x.as_i128(),
+        );
+    }
+}
+
+#[inline(never)]
+fn convert_d256<const W: usize>(natives: &[[u8; 32]], dst: &mut [[u8; W]], extremes: Option<&mut Extremes>) {
+    for (o, v) in dst.iter_mut().zip(natives) {
+        let be = i256::from_le_bytes(*v).to_be_bytes();
+        o.copy_from_slice(&be[32 - W..]);
+    }
+    if let Some(e) = extremes {
+        e.fold(natives.iter().map(|v| i256::from_le_bytes(*v)), |x| x, |x| x);
+    }
+}
+
 fn type_error(kind: FlbaKind, array: &dyn Array) -> ParquetError {
     ParquetError::ArrowError(format!(
         "Incompatible type: expected an array of kind {kind:?}, got {}",
@@ -285,7 +384,7 @@ mod tests {
         let a = Decimal128Array::from(vec![1i128, -2, 0x0102_0304_0506_0708_090A]).slice(1, 2);
         let v = NativeValues::new(FlbaKind::Decimal128, 10, &a).unwrap();
         let mut out = Vec::new();
-        v.convert_range(0, 2, &mut out);
+        v.convert_range(0, 2, &mut out, None);
         let mut expected = vec![0xFF; 9];
         expected.push(0xFE);
         expected.extend_from_slice(&[0, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A][1..]);
@@ -294,7 +393,7 @@ mod tests {
         let b = Decimal256Array::from(vec![i256::from_i128(-3)]);
         let v = NativeValues::new(FlbaKind::Decimal256, 17, &b).unwrap();
         let mut out = Vec::new();
-        v.convert_range(0, 1, &mut out);
+        v.convert_range(0, 1, &mut out, None);
         let mut expected = vec![0xFF; 16];
         expected.push(0xFD);
         assert_eq!(out, expected);

@@ -46,11 +46,6 @@ impl Dictionary {
         self.width * self.len
     }
 
-    /// Number of indices buffered for the current page.
-    pub(crate) fn buffered(&self) -> usize {
-        self.indices.len()
-    }
-
     /// `parquet`'s estimate of the current data page: the worst-case size of
     /// the buffered indices at the current bit width.
     pub(crate) fn estimated_data_page_size(&self) -> usize {

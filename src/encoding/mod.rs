@@ -112,6 +112,8 @@ pub(crate) struct ValueEncoder {
     fallback: Fallback,
     /// Values buffered for the current page.
     buffered: usize,
+    /// Encoded page, for encodings that are not their own buffer.
+    out: Vec<u8>,
 }
 
 impl ValueEncoder {
@@ -121,6 +123,7 @@ impl ValueEncoder {
             dictionary: dictionary.then(|| Dictionary::new(width)),
             fallback,
             buffered: 0,
+            out: Vec::new(),
         }
     }
 
@@ -159,23 +162,51 @@ impl ValueEncoder {
 
     /// Bytes held by the encoders.
     pub(crate) fn memory_size(&self) -> usize {
-        self.dictionary.as_ref().map_or(0, Dictionary::memory_size) + self.fallback.memory_size()
+        self.dictionary.as_ref().map_or(0, Dictionary::memory_size)
+            + self.fallback.memory_size()
+            + self.out.capacity()
     }
 
-    /// Appends the current page's encoded values to `dst`; returns the page
-    /// encoding and the number of values.
-    pub(crate) fn finish_page_into(&mut self, dst: &mut Vec<u8>) -> (Encoding, usize) {
-        let values = std::mem::take(&mut self.buffered);
+    /// The buffer that PLAIN and BYTE_STREAM_SPLIT values are appended to
+    /// as they are, when that is where values currently go. After appending
+    /// to it, call [`Self::appended`].
+    pub(crate) fn direct_buffer(&mut self) -> Option<&mut Vec<u8>> {
+        match (&self.dictionary, &mut self.fallback) {
+            (None, Fallback::Plain(buf) | Fallback::ByteStreamSplit(buf)) => Some(buf),
+            _ => None,
+        }
+    }
+
+    /// Records `n` values appended through [`Self::direct_buffer`].
+    pub(crate) fn appended(&mut self, n: usize) {
+        self.buffered += n;
+    }
+
+    /// Encodes the current page's values; returns the page encoding and the
+    /// encoded bytes, valid until [`Self::reset_page`].
+    pub(crate) fn finish_page(&mut self) -> (Encoding, &[u8]) {
+        self.buffered = 0;
+        self.out.clear();
         match &mut self.dictionary {
             Some(dict) => {
-                debug_assert_eq!(dict.buffered(), values);
-                dict.finish_page_into(dst);
-                (Encoding::RLE_DICTIONARY, values)
+                dict.finish_page_into(&mut self.out);
+                (Encoding::RLE_DICTIONARY, &self.out)
             }
-            None => {
-                self.fallback.finish_into(self.width, dst);
-                (self.fallback.encoding(), values)
-            }
+            None => match &mut self.fallback {
+                Fallback::Plain(buf) => (Encoding::PLAIN, buf),
+                other => {
+                    other.finish_into(self.width, &mut self.out);
+                    (other.encoding(), &self.out)
+                }
+            },
+        }
+    }
+
+    /// Clears the page encoded by [`Self::finish_page`].
+    pub(crate) fn reset_page(&mut self) {
+        self.out.clear();
+        if let (None, Fallback::Plain(buf)) = (&self.dictionary, &mut self.fallback) {
+            buf.clear();
         }
     }
 

@@ -104,7 +104,7 @@ impl ColumnSettings {
     }
 
     /// Whether min/max are gathered at all.
-    fn min_max(&self) -> bool {
+    pub(crate) fn min_max(&self) -> bool {
         self.statistics != EnabledStatistics::None && self.order != ValueOrder::Undefined
     }
 }
@@ -164,6 +164,8 @@ pub(crate) struct PageBuilder {
     page_buf: Vec<u8>,
     compressed: Vec<u8>,
     header: Vec<u8>,
+    levels: Vec<u8>,
+    scratch: Vec<u8>,
 }
 
 impl std::fmt::Debug for PageBuilder {
@@ -238,6 +240,8 @@ impl PageBuilder {
             page_buf: Vec::new(),
             compressed: Vec::new(),
             header: Vec::new(),
+            levels: Vec::new(),
+            scratch: Vec::new(),
             s,
             descr,
         })
@@ -278,17 +282,19 @@ impl PageBuilder {
             + self.page_buf.capacity()
             + self.compressed.capacity()
             + self.header.capacity()
+            + self.levels.capacity()
+            + self.scratch.capacity()
     }
 
     /// Writes one mini-batch: `num_levels` levels given by `levels`, and the
-    /// batch's non-null values (`values`, Parquet form, `width` bytes each).
+    /// batch's non-null values.
     pub(crate) fn write_mini_batch(
         &mut self,
         num_levels: usize,
         levels: MiniBatchLevels<'_>,
-        values: &[u8],
+        values: &impl ValueSource,
     ) -> Result<()> {
-        let num_values = if self.s.width == 0 { 0 } else { values.len() / self.s.width };
+        let num_values = values.count();
         match levels {
             MiniBatchLevels::Absent => debug_assert_eq!(num_values, num_levels),
             MiniBatchLevels::Uniform(level) => {
@@ -339,29 +345,40 @@ impl PageBuilder {
         Ok(())
     }
 
-    fn put_values(&mut self, values: &[u8]) -> Result<()> {
-        if values.is_empty() {
+    /// Hands a mini-batch's values to the encoder, converting them straight
+    /// into the page buffer when the encoding allows, and folds them into
+    /// the statistics and the bloom filter.
+    fn put_values(&mut self, src: &impl ValueSource) -> Result<()> {
+        let n = src.count();
+        if n == 0 {
             return Ok(());
         }
-        let width = self.s.width;
-        if self.s.min_max() {
-            if let Some((lo, hi, nans)) = batch_min_max(self.s.order, values, width) {
-                self.page_min_max.update(
-                    self.s.order,
-                    &values[lo * width..(lo + 1) * width],
-                    &values[hi * width..(hi + 1) * width],
-                );
-                if self.s.float16 {
-                    *self.page_nans.get_or_insert(0) += nans;
-                }
-            }
+        let s = &self.s;
+        let bloom = match self.values.has_dictionary() {
+            true => None,
+            false => self.bloom.as_mut(),
+        };
+        let stats = Observer {
+            s,
+            min_max: &mut self.page_min_max,
+            nans: &mut self.page_nans,
+            bloom,
+        };
+        let want = s.min_max();
+        if let Some(values) = src.borrowed() {
+            stats.observe(values, None)?;
+            self.values.put(values);
+        } else if let Some(buf) = self.values.direct_buffer() {
+            let start = buf.len();
+            let extremes = src.append_to(buf, want);
+            stats.observe(&buf[start..], extremes)?;
+            self.values.appended(n);
+        } else {
+            self.scratch.clear();
+            let extremes = src.append_to(&mut self.scratch, want);
+            stats.observe(&self.scratch, extremes)?;
+            self.values.put(&self.scratch);
         }
-        if !self.values.has_dictionary() {
-            if let Some(bloom) = &mut self.bloom {
-                bloom.insert_all(values, width)?;
-            }
-        }
-        self.values.put(values);
         Ok(())
     }
 
@@ -386,26 +403,8 @@ impl PageBuilder {
 
     /// Cuts the current page, even an empty one.
     pub(crate) fn add_data_page(&mut self) -> Result<()> {
+        // Statistics and index entries first: they do not depend on the bytes.
         let s = &self.s;
-        // Levels first (V1: with a 4-byte length prefix), then the values.
-        self.page_buf.clear();
-        let mut def_len = 0;
-        if s.max_def > 0 {
-            match s.version {
-                WriterVersion::PARQUET_1_0 => {
-                    self.page_buf.extend_from_slice(&[0; 4]);
-                    self.def_levels.finish_into(&mut self.page_buf);
-                    let len = (self.page_buf.len() - 4) as u32;
-                    self.page_buf[..4].copy_from_slice(&len.to_le_bytes());
-                }
-                WriterVersion::PARQUET_2_0 => {
-                    self.def_levels.finish_into(&mut self.page_buf);
-                    def_len = self.page_buf.len();
-                }
-            }
-        }
-        let (encoding, _) = self.values.finish_page_into(&mut self.page_buf);
-
         self.chunk_nulls += self.page_nulls;
         if let Some(nans) = self.page_nans {
             *self.chunk_nans.get_or_insert(0) += nans;
@@ -446,23 +445,42 @@ impl PageBuilder {
                 nan_count: *nan_count,
             });
 
-        let uncompressed = self.page_buf.len();
+        // Levels (V1: with a 4-byte length prefix), then the values.
+        self.levels.clear();
+        if s.max_def > 0 {
+            match s.version {
+                WriterVersion::PARQUET_1_0 => {
+                    self.levels.extend_from_slice(&[0; 4]);
+                    self.def_levels.finish_into(&mut self.levels);
+                    let len = (self.levels.len() - 4) as u32;
+                    self.levels[..4].copy_from_slice(&len.to_le_bytes());
+                }
+                WriterVersion::PARQUET_2_0 => self.def_levels.finish_into(&mut self.levels),
+            }
+        }
+        let levels = self.levels.as_slice();
+        let (encoding, values) = self.values.finish_page();
+        let uncompressed = levels.len() + values.len();
+
         self.header.clear();
-        let body: &[u8] = match s.version {
+        let body: [&[u8]; 2] = match s.version {
             WriterVersion::PARQUET_1_0 => {
-                let body = match &mut self.codec {
+                let body: [&[u8]; 2] = match &mut self.codec {
                     Some(codec) => {
+                        self.page_buf.clear();
+                        self.page_buf.extend_from_slice(levels);
+                        self.page_buf.extend_from_slice(values);
                         self.compressed.clear();
                         self.compressed.reserve(uncompressed);
                         codec.compress(&self.page_buf, &mut self.compressed)?;
-                        &self.compressed
+                        [&self.compressed, &[]]
                     }
-                    None => &self.page_buf,
+                    None => [levels, values],
                 };
                 write_page_header(
                     &mut self.header,
                     checked_i32(uncompressed)?,
-                    checked_i32(body.len())?,
+                    checked_i32(body[0].len() + body[1].len())?,
                     &PageKind::DataV1 {
                         num_values: self.page_levels as i32,
                         encoding,
@@ -472,32 +490,30 @@ impl PageBuilder {
                 body
             }
             WriterVersion::PARQUET_2_0 => {
-                let (body, is_compressed) = match &mut self.codec {
+                let (body, is_compressed): ([&[u8]; 2], bool) = match &mut self.codec {
                     Some(codec) => {
                         self.compressed.clear();
-                        self.compressed.extend_from_slice(&self.page_buf[..def_len]);
-                        codec.compress(&self.page_buf[def_len..], &mut self.compressed)?;
-                        let compressed_values = self.compressed.len() - def_len;
-                        if (compressed_values as f64)
+                        codec.compress(values, &mut self.compressed)?;
+                        if (self.compressed.len() as f64)
                             >= (uncompressed as f64) * s.v2_compression_threshold
                         {
-                            (&self.page_buf, false)
+                            ([levels, values], false)
                         } else {
-                            (&self.compressed, true)
+                            ([levels, &self.compressed], true)
                         }
                     }
-                    None => (&self.page_buf, false),
+                    None => ([levels, values], false),
                 };
                 write_page_header(
                     &mut self.header,
                     checked_i32(uncompressed)?,
-                    checked_i32(body.len())?,
+                    checked_i32(body[0].len() + body[1].len())?,
                     &PageKind::DataV2 {
                         num_values: self.page_levels as i32,
                         num_nulls: self.page_nulls as u32 as i32,
                         num_rows: self.page_rows as i32,
                         encoding,
-                        def_levels_len: def_len as i32,
+                        def_levels_len: levels.len() as i32,
                         rep_levels_len: 0,
                         is_compressed,
                         statistics,
@@ -506,9 +522,10 @@ impl PageBuilder {
                 body
             }
         };
-        let page_len = self.header.len() + body.len();
-        let offset = self.sink.push(&self.header, body, false)?;
+        let page_len = self.header.len() + body[0].len() + body[1].len();
+        let offset = self.sink.push(&[&self.header, body[0], body[1]], false)?;
         let uncompressed_total = (self.header.len() + uncompressed) as u64;
+        self.values.reset_page();
 
         self.encodings.insert(encoding);
         let page_type = match s.version {
@@ -624,7 +641,7 @@ impl PageBuilder {
             },
         );
         let page_len = self.header.len() + body.len();
-        let offset = self.sink.push(&self.header, body, true)?;
+        let offset = self.sink.push(&[&self.header, body], true)?;
         self.encodings.insert(Encoding::PLAIN);
         self.encoding_stats.insert(
             0,
@@ -729,6 +746,53 @@ impl PageBuilder {
                 );
         }
         builder.build()
+    }
+}
+
+/// The non-null values of one mini-batch, in a form that can be borrowed or
+/// converted into a buffer.
+pub(crate) trait ValueSource {
+    /// Number of values.
+    fn count(&self) -> usize;
+    /// The values in Parquet form, if they need no conversion.
+    fn borrowed(&self) -> Option<&[u8]>;
+    /// Appends the values in Parquet form to `out`; with `extremes`, may
+    /// return the positions of the minimum and maximum (in the column's
+    /// statistics order) among the appended values.
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)>;
+}
+
+/// Folds values into page statistics and the bloom filter.
+struct Observer<'a> {
+    s: &'a ColumnSettings,
+    min_max: &'a mut MinMax,
+    nans: &'a mut Option<u64>,
+    bloom: Option<&'a mut BloomFilter>,
+}
+
+impl Observer<'_> {
+    fn observe(self, values: &[u8], extremes: Option<(usize, usize)>) -> Result<()> {
+        let width = self.s.width;
+        let min_max = match extremes {
+            Some((lo, hi)) => Some((lo, hi, 0)),
+            None => batch_min_max(self.s.order, values, width),
+        };
+        if self.s.min_max()
+            && let Some((lo, hi, nans)) = min_max
+        {
+            self.min_max.update(
+                self.s.order,
+                &values[lo * width..(lo + 1) * width],
+                &values[hi * width..(hi + 1) * width],
+            );
+            if self.s.float16 {
+                *self.nans.get_or_insert(0) += nans;
+            }
+        }
+        if let Some(bloom) = self.bloom {
+            bloom.insert_all(values, width)?;
+        }
+        Ok(())
     }
 }
 

@@ -148,54 +148,75 @@ pub(crate) fn batch_min_max(
         ValueOrder::Float16 => float16_min_max(values),
         ValueOrder::Unsigned | ValueOrder::Signed => {
             let flip = order == ValueOrder::Signed;
-            let (lo, hi) = match width {
-                1..=8 => min_max_by_key(values, width, |v| key_u64(v, flip)),
-                9..=16 => min_max_by_key(values, width, |v| key_u128(v, flip)),
-                _ => min_max_slices(order, values, width),
-            };
+            macro_rules! fixed {
+                ($($w:literal)*) => {
+                    match width {
+                        $($w => min_max_fixed::<$w>(values, flip),)*
+                        _ => min_max_slices(order, values, width),
+                    }
+                };
+            }
+            let (lo, hi) = fixed!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
             Some((lo, hi, 0))
         }
     }
 }
 
-#[inline(always)]
-fn key_u64(v: &[u8], flip: bool) -> u64 {
-    let mut b = [0u8; 8];
-    b[..v.len()].copy_from_slice(v);
-    if flip {
-        b[0] ^= 0x80;
+/// Min/max positions of `W`-byte values, compared as big-endian integers
+/// (with the sign bit flipped for signed order).
+#[inline(never)]
+fn min_max_fixed<const W: usize>(values: &[u8], flip: bool) -> (usize, usize) {
+    let (chunks, _) = values.as_chunks::<W>();
+    if W <= 8 {
+        min_max_by_key(chunks, |v| key_u64::<W>(v, flip))
+    } else if W <= 16 {
+        min_max_by_key(chunks, |v| key_u128::<W>(v, flip))
+    } else {
+        min_max_by_key(chunks, |v| key_u256::<W>(v, flip))
     }
+}
+
+#[inline(always)]
+fn key_u64<const W: usize>(v: &[u8; W], flip: bool) -> u64 {
+    let mut b = [0u8; 8];
+    b[..W].copy_from_slice(v);
+    b[0] ^= (flip as u8) << 7;
     u64::from_be_bytes(b)
 }
 
 #[inline(always)]
-fn key_u128(v: &[u8], flip: bool) -> u128 {
+fn key_u128<const W: usize>(v: &[u8; W], flip: bool) -> u128 {
     let mut b = [0u8; 16];
-    b[..v.len()].copy_from_slice(v);
-    if flip {
-        b[0] ^= 0x80;
-    }
+    b[..W].copy_from_slice(v);
+    b[0] ^= (flip as u8) << 7;
     u128::from_be_bytes(b)
 }
 
 #[inline(always)]
-fn min_max_by_key<K: Ord + Copy>(
-    values: &[u8],
-    width: usize,
-    key: impl Fn(&[u8]) -> K,
-) -> (usize, usize) {
-    let mut chunks = values.chunks_exact(width);
-    let first = key(chunks.next().unwrap());
+fn key_u256<const W: usize>(v: &[u8; W], flip: bool) -> (u128, u128) {
+    let mut b = [0u8; 32];
+    b[..W].copy_from_slice(v);
+    b[0] ^= (flip as u8) << 7;
+    let (hi, lo) = b.split_at(16);
+    (
+        u128::from_be_bytes(hi.try_into().unwrap()),
+        u128::from_be_bytes(lo.try_into().unwrap()),
+    )
+}
+
+#[inline(always)]
+fn min_max_by_key<T, K: Ord + Copy>(values: &[T], key: impl Fn(&T) -> K) -> (usize, usize) {
+    let first = key(&values[0]);
     let (mut min, mut max) = (first, first);
     let (mut min_i, mut max_i) = (0, 0);
-    for (i, v) in chunks.enumerate() {
+    for (i, v) in values.iter().enumerate().skip(1) {
         let k = key(v);
         if k < min {
             min = k;
-            min_i = i + 1;
+            min_i = i;
         } else if k > max {
             max = k;
-            max_i = i + 1;
+            max_i = i;
         }
     }
     (min_i, max_i)
@@ -246,7 +267,7 @@ fn float16_min_max(values: &[u8]) -> Option<(usize, usize, u64)> {
         return Some((lo_i, hi_i, nan_count));
     }
     // Every value is NaN: min and max are the extreme NaNs by total order.
-    let (lo_i, hi_i) = min_max_by_key(values, 2, |v| f16_key(v));
+    let (lo_i, hi_i) = min_max_by_key(bits, |v| f16_key(v));
     Some((lo_i, hi_i, nan_count))
 }
 
