@@ -20,8 +20,14 @@ use parquet::errors::{ParquetError, Result};
 use std::ops::Range;
 
 /// Checks `batch` against `schema`: column count, types, reachable nulls in
-/// non-nullable fields.
-pub(crate) fn validate_batch(schema: &Schema, batch: &RecordBatch) -> Result<()> {
+/// non-nullable fields, reachable decimals too wide for their column. Fields
+/// for which `checked_elsewhere(i)` holds only get the type check (their
+/// column writer validates the rest).
+pub(crate) fn validate_batch(
+    schema: &Schema,
+    batch: &RecordBatch,
+    checked_elsewhere: impl Fn(usize) -> bool,
+) -> Result<()> {
     if batch.num_columns() != schema.fields().len() {
         return Err(ParquetError::ArrowError(format!(
             "Incompatible batch: the writer's schema has {} columns, the batch has {}",
@@ -32,8 +38,11 @@ pub(crate) fn validate_batch(schema: &Schema, batch: &RecordBatch) -> Result<()>
     for (field, array) in schema.fields().iter().zip(batch.columns()) {
         check_types(field, array)?;
     }
-    for (field, array) in schema.fields().iter().zip(batch.columns()) {
-        if may_reach_null(field, array.as_ref()) {
+    for (i, (field, array)) in schema.fields().iter().zip(batch.columns()).enumerate() {
+        if checked_elsewhere(i) {
+            continue;
+        }
+        if may_reach_null(field, array.as_ref()) || has_narrow_decimal(field.data_type()) {
             let node = Node::build(field, array)?;
             node.visit(0..array.len())
                 .map_err(ParquetError::ArrowError)?;
@@ -105,6 +114,25 @@ fn check_types(field: &Field, array: &ArrayRef) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Whether a decimal leaf below this type is stored in fewer bytes than Arrow
+/// holds it, so a value could be too wide for its column.
+fn has_narrow_decimal(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Decimal128(p, _) => *p >= 19 && crate::values::decimal_width(*p) < 16,
+        DataType::Decimal256(p, _) => *p >= 19 && crate::values::decimal_width(*p) < 32,
+        DataType::Dictionary(_, v) => has_narrow_decimal(v),
+        DataType::RunEndEncoded(_, v) => has_narrow_decimal(v.data_type()),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::Map(f, _) => has_narrow_decimal(f.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| has_narrow_decimal(f.data_type())),
+        _ => false,
+    }
 }
 
 /// Cheap pre-check: could any non-nullable field below `field` hold a null?
@@ -210,6 +238,8 @@ fn is_leaf(data_type: &DataType) -> bool {
 enum Node {
     Required(NullBuffer, String, Box<Node>),
     Leaf,
+    /// A decimal leaf stored in fewer bytes than Arrow holds it.
+    Decimal(NarrowDecimal),
     List(Vec<usize>, Option<NullBuffer>, Box<Node>),
     FixedSizeList(usize, Option<NullBuffer>, Box<Node>),
     ListView(Vec<usize>, Vec<usize>, Option<NullBuffer>, Box<Node>),
@@ -259,6 +289,19 @@ impl Node {
             return Self::build(&field, array);
         }
         match array.data_type() {
+            DataType::Decimal128(p, _) | DataType::Decimal256(p, _)
+                if has_narrow_decimal(array.data_type()) =>
+            {
+                Ok(Node::Decimal(NarrowDecimal::new(field, array.clone(), *p)))
+            }
+            DataType::Dictionary(_, v) if has_narrow_decimal(v) => {
+                let (DataType::Decimal128(p, _) | DataType::Decimal256(p, _)) = v.as_ref() else {
+                    return Ok(Node::Leaf);
+                };
+                let dict = array.as_any_dictionary();
+                let flat = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
+                Ok(Node::Decimal(NarrowDecimal::new(field, flat, *p)))
+            }
             d if is_leaf(d) => Ok(Node::Leaf),
             DataType::Dictionary(_, v) if is_leaf(v) => Ok(Node::Leaf),
             DataType::RunEndEncoded(_, _) => Self::build(field, &expand_ree(array)?),
@@ -363,6 +406,7 @@ impl Node {
                 child.visit(range)
             }
             Node::Leaf => Ok(()),
+            Node::Decimal(d) => d.check(range),
             Node::List(offsets, nulls, child) => {
                 if nulls.as_ref().is_some_and(|n| n.null_count() == n.len()) {
                     return Ok(());
@@ -426,6 +470,63 @@ impl Node {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+/// A decimal array whose values must fit `width` bytes.
+struct NarrowDecimal {
+    name: String,
+    array: ArrayRef,
+    precision: u8,
+    width: usize,
+}
+
+impl NarrowDecimal {
+    fn new(field: &Field, array: ArrayRef, precision: u8) -> Self {
+        Self {
+            name: field.name().clone(),
+            array,
+            precision,
+            width: crate::values::decimal_width(precision),
+        }
+    }
+
+    fn check(&self, range: Range<usize>) -> std::result::Result<(), String> {
+        let bits = 8 * self.width as u32;
+        let unfit = match self.array.data_type() {
+            DataType::Decimal128(_, _) => {
+                let a = self.array.as_primitive::<arrow_array::types::Decimal128Type>();
+                let lo = -(1i128 << (bits - 1));
+                let hi = (1i128 << (bits - 1)) - 1;
+                range
+                    .clone()
+                    .find(|&i| a.is_valid(i) && !(lo..=hi).contains(&a.value(i)))
+                    .map(|i| (i, a.value(i).to_string()))
+            }
+            DataType::Decimal256(_, _) => {
+                let a = self.array.as_primitive::<arrow_array::types::Decimal256Type>();
+                let w = self.width;
+                let fits = |v: arrow_buffer::i256| {
+                    let b = v.to_le_bytes();
+                    let fill = if b[w - 1] & 0x80 != 0 { 0xFF } else { 0 };
+                    b[w..].iter().all(|&x| x == fill)
+                };
+                range
+                    .clone()
+                    .find(|&i| a.is_valid(i) && !fits(a.value(i)))
+                    .map(|i| (i, a.value(i).to_string()))
+            }
+            _ => None,
+        };
+        match unfit {
+            Some((i, v)) => Err(format!(
+                "Column '{}', row {i}: decimal value {v} does not fit the {} bytes of a \
+                 FIXED_LEN_BYTE_ARRAY column for precision {}; parquet would write a \
+                 truncated, wrong value",
+                self.name, self.width, self.precision
+            )),
+            None => Ok(()),
         }
     }
 }

@@ -20,6 +20,7 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
 use arrow_buffer::i256;
 use arrow_schema::{DataType, IntervalUnit};
+use std::mem::MaybeUninit;
 use parquet::errors::{ParquetError, Result};
 
 /// The Arrow types written as FIXED_LEN_BYTE_ARRAY.
@@ -187,13 +188,10 @@ impl<'a> NativeValues<'a> {
             out.extend_from_slice(src);
             return;
         }
-        let at = out.len();
-        out.resize(at + n * self.width, 0);
-        let dst = &mut out[at..];
         macro_rules! by_width {
             ($f:ident, $natives:expr, $($w:literal)*) => {
                 match self.width {
-                    $($w => $f::<$w>($natives, dst.as_chunks_mut::<$w>().0, extremes),)*
+                    $($w => append_fixed::<$w>(out, n, |dst| $f::<$w>($natives, dst, extremes)),)*
                     w => unreachable!("decimal width {w}"),
                 }
             };
@@ -208,16 +206,20 @@ impl<'a> NativeValues<'a> {
                 let natives = src.as_chunks::<32>().0;
                 by_width!(convert_d256, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
             }
-            FlbaKind::IntervalYearMonth => {
-                for (o, v) in dst.chunks_exact_mut(12).zip(src.chunks_exact(4)) {
-                    o[..4].copy_from_slice(v);
+            FlbaKind::IntervalYearMonth => append_fixed::<12>(out, n, |dst| {
+                for (o, v) in dst.iter_mut().zip(src.as_chunks::<4>().0) {
+                    let mut b = [0u8; 12];
+                    b[..4].copy_from_slice(v);
+                    o.write(b);
                 }
-            }
-            FlbaKind::IntervalDayTime => {
-                for (o, v) in dst.chunks_exact_mut(12).zip(src.chunks_exact(8)) {
-                    o[4..].copy_from_slice(v);
+            }),
+            FlbaKind::IntervalDayTime => append_fixed::<12>(out, n, |dst| {
+                for (o, v) in dst.iter_mut().zip(src.as_chunks::<8>().0) {
+                    let mut b = [0u8; 12];
+                    b[4..].copy_from_slice(v);
+                    o.write(b);
                 }
-            }
+            }),
         }
     }
 
@@ -330,11 +332,39 @@ impl Extremes {
     }
 }
 
+/// Appends `n` values of `W` bytes that `fill` writes, without zeroing the
+/// memory first. `fill` must write every element of the slice it is given.
+#[inline(always)]
+fn append_fixed<const W: usize>(
+    out: &mut Vec<u8>,
+    n: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<[u8; W]>]),
+) {
+    out.reserve(n * W);
+    let at = out.len();
+    let spare = &mut out.spare_capacity_mut()[..n * W];
+    // SAFETY: `[MaybeUninit<u8>; W]`-sized, align-1 elements: the `n * W`
+    // spare bytes are exactly `n` elements of `MaybeUninit<[u8; W]>`.
+    let dst = unsafe {
+        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<[u8; W]>>(), n)
+    };
+    fill(dst);
+    // SAFETY: `fill` wrote all `n` elements (every caller zips `dst` with
+    // exactly `n` source values), so the first `at + n * W` bytes are
+    // initialised and within capacity.
+    unsafe { out.set_len(at + n * W) };
+}
+
 #[inline(never)]
-fn convert_d128<const W: usize>(natives: &[[u8; 16]], dst: &mut [[u8; W]], extremes: Option<&mut Extremes>) {
+fn convert_d128<const W: usize>(
+    natives: &[[u8; 16]],
+    dst: &mut [MaybeUninit<[u8; W]>],
+    extremes: Option<&mut Extremes>,
+) {
+    debug_assert_eq!(natives.len(), dst.len());
     for (o, v) in dst.iter_mut().zip(natives) {
         let be = i128::from_le_bytes(*v).to_be_bytes();
-        o.copy_from_slice(&be[16 - W..]);
+        o.write(be[16 - W..].try_into().unwrap());
     }
     if let Some(e) = extremes {
         e.fold(
@@ -346,13 +376,36 @@ fn convert_d128<const W: usize>(natives: &[[u8; 16]], dst: &mut [[u8; W]], extre
 }
 
 #[inline(never)]
-fn convert_d256<const W: usize>(natives: &[[u8; 32]], dst: &mut [[u8; W]], extremes: Option<&mut Extremes>) {
+fn convert_d256<const W: usize>(
+    natives: &[[u8; 32]],
+    dst: &mut [MaybeUninit<[u8; W]>],
+    extremes: Option<&mut Extremes>,
+) {
+    debug_assert_eq!(natives.len(), dst.len());
+    // An i256 is a little-endian (low u128, high i128) pair.
+    let halves = |v: &[u8; 32]| {
+        let (lo, hi) = v.split_at(16);
+        (
+            i128::from_le_bytes(hi.try_into().unwrap()),
+            u128::from_le_bytes(lo.try_into().unwrap()),
+        )
+    };
     for (o, v) in dst.iter_mut().zip(natives) {
-        let be = i256::from_le_bytes(*v).to_be_bytes();
-        o.copy_from_slice(&be[32 - W..]);
+        let (hi, lo) = halves(v);
+        let mut be = [0u8; 32];
+        be[..16].copy_from_slice(&hi.to_be_bytes());
+        be[16..].copy_from_slice(&lo.to_be_bytes());
+        o.write(be[32 - W..].try_into().unwrap());
     }
     if let Some(e) = extremes {
-        e.fold(natives.iter().map(|v| i256::from_le_bytes(*v)), |x| x, |x| x);
+        e.fold(
+            natives.iter().map(halves),
+            |(hi, lo)| i256::from_parts(lo, hi),
+            |x| {
+                let (lo, hi) = x.to_parts();
+                (hi, lo)
+            },
+        );
     }
 }
 

@@ -130,7 +130,7 @@ pub struct ArrowWriter<W: Write> {
 enum Inner<W: Write> {
     Own(Box<OwnWriter<W>>),
     /// Content-defined chunking: the whole file through `parquet`.
-    Upstream(Box<upstream::ArrowWriter<W>>, SchemaRef),
+    Upstream(Box<upstream::ArrowWriter<W>>, SchemaRef, Option<Arc<dyn PageStoreFactory>>),
 }
 
 struct OwnWriter<W: Write> {
@@ -168,7 +168,7 @@ impl<W: Write + Send> std::fmt::Debug for ArrowWriter<W> {
                 .field("max_row_group_row_count", &w.max_row_group_row_count)
                 .field("max_row_group_bytes", &w.max_row_group_bytes)
                 .finish(),
-            Inner::Upstream(w, _) => w.fmt(f),
+            Inner::Upstream(w, ..) => w.fmt(f),
         }
     }
 }
@@ -191,13 +191,14 @@ impl<W: Write + Send> ArrowWriter<W> {
         options: ArrowWriterOptions,
     ) -> Result<Self> {
         if options.properties.content_defined_chunking().is_some() {
+            let store = options.page_store_factory.clone();
             let w = upstream::ArrowWriter::try_new_with_options(
                 writer,
                 arrow_schema.clone(),
                 options.into_upstream(),
             )?;
             return Ok(Self {
-                inner: Inner::Upstream(Box::new(w), arrow_schema),
+                inner: Inner::Upstream(Box::new(w), arrow_schema, store),
             });
         }
         let mut props = options.properties;
@@ -240,7 +241,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
         match &self.inner {
             Inner::Own(w) => w.writer.flushed_row_groups(),
-            Inner::Upstream(w, _) => w.flushed_row_groups(),
+            Inner::Upstream(w, ..) => w.flushed_row_groups(),
         }
     }
 
@@ -252,7 +253,7 @@ impl<W: Write + Send> ArrowWriter<W> {
                 .in_progress
                 .as_ref()
                 .map_or(0, |rg| rg.writers.iter().map(|c| c.memory_size()).sum()),
-            Inner::Upstream(w, _) => w.memory_size(),
+            Inner::Upstream(w, ..) => w.memory_size(),
         }
     }
 
@@ -261,7 +262,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn in_progress_size(&self) -> usize {
         match &self.inner {
             Inner::Own(w) => w.in_progress.as_ref().map_or(0, RowGroup::estimated_bytes),
-            Inner::Upstream(w, _) => w.in_progress_size(),
+            Inner::Upstream(w, ..) => w.in_progress_size(),
         }
     }
 
@@ -269,7 +270,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn in_progress_rows(&self) -> usize {
         match &self.inner {
             Inner::Own(w) => w.in_progress.as_ref().map_or(0, |rg| rg.buffered_rows),
-            Inner::Upstream(w, _) => w.in_progress_rows(),
+            Inner::Upstream(w, ..) => w.in_progress_rows(),
         }
     }
 
@@ -277,7 +278,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn bytes_written(&self) -> usize {
         match &self.inner {
             Inner::Own(w) => w.writer.bytes_written(),
-            Inner::Upstream(w, _) => w.bytes_written(),
+            Inner::Upstream(w, ..) => w.bytes_written(),
         }
     }
 
@@ -289,9 +290,9 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.write(batch),
-            Inner::Upstream(w, schema) => {
+            Inner::Upstream(w, schema, ..) => {
                 if batch.num_rows() > 0 {
-                    validate_batch(schema, batch)?;
+                    validate_batch(schema, batch, |_| false)?;
                 }
                 w.write(batch)
             }
@@ -302,7 +303,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.writer.write_all(buf),
-            Inner::Upstream(w, _) => w.write_all(buf),
+            Inner::Upstream(w, ..) => w.write_all(buf),
         }
     }
 
@@ -310,7 +311,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn sync(&mut self) -> std::io::Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.writer.flush(),
-            Inner::Upstream(w, _) => w.sync(),
+            Inner::Upstream(w, ..) => w.sync(),
         }
     }
 
@@ -318,7 +319,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn flush(&mut self) -> Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.flush(),
-            Inner::Upstream(w, _) => w.flush(),
+            Inner::Upstream(w, ..) => w.flush(),
         }
     }
 
@@ -326,7 +327,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
         match &mut self.inner {
             Inner::Own(w) => w.writer.append_key_value_metadata(kv_metadata),
-            Inner::Upstream(w, _) => w.append_key_value_metadata(kv_metadata),
+            Inner::Upstream(w, ..) => w.append_key_value_metadata(kv_metadata),
         }
     }
 
@@ -334,7 +335,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn inner(&self) -> &W {
         match &self.inner {
             Inner::Own(w) => w.writer.inner(),
-            Inner::Upstream(w, _) => w.inner(),
+            Inner::Upstream(w, ..) => w.inner(),
         }
     }
 
@@ -343,7 +344,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn inner_mut(&mut self) -> &mut W {
         match &mut self.inner {
             Inner::Own(w) => w.writer.inner_mut(),
-            Inner::Upstream(w, _) => w.inner_mut(),
+            Inner::Upstream(w, ..) => w.inner_mut(),
         }
     }
 
@@ -355,7 +356,7 @@ impl<W: Write + Send> ArrowWriter<W> {
                 w.flush()?;
                 w.writer.into_inner()
             }
-            Inner::Upstream(w, _) => w.into_inner(),
+            Inner::Upstream(w, ..) => w.into_inner(),
         }
     }
 
@@ -367,7 +368,7 @@ impl<W: Write + Send> ArrowWriter<W> {
                 w.flush()?;
                 w.writer.finish()
             }
-            Inner::Upstream(w, _) => w.finish(),
+            Inner::Upstream(w, ..) => w.finish(),
         }
     }
 
@@ -387,9 +388,12 @@ impl<W: Write + Send> ArrowWriter<W> {
                 w.flush()?;
                 Ok((w.writer, w.factory))
             }
-            Inner::Upstream(w, schema) => {
+            Inner::Upstream(w, schema, store) => {
                 let (writer, _) = w.into_serialized_writer()?;
-                let factory = ArrowRowGroupWriterFactory::new(&writer, schema);
+                let mut factory = ArrowRowGroupWriterFactory::new(&writer, schema);
+                if let Some(store) = store {
+                    factory = factory.with_page_store_factory(store);
+                }
                 Ok((writer, factory))
             }
         }
@@ -411,7 +415,10 @@ impl<W: Write + Send> OwnWriter<W> {
             return Ok(());
         }
         self.check_usable()?;
-        validate_batch(&self.arrow_schema, batch)?;
+        let plan = self.factory.plan();
+        validate_batch(&self.arrow_schema, batch, |i| {
+            plan.is_some_and(|p| matches!(p[i], FieldPlan::Fast { .. }))
+        })?;
         self.validate_fast_columns(batch)?;
 
         let mut remaining = batch.clone();

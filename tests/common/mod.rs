@@ -1,0 +1,1740 @@
+//! Differential test harness shared by the integration tests.
+//!
+//! Every check writes the same batches with `parquet::arrow::ArrowWriter` (the
+//! oracle) and with `parquet_flba::ArrowWriter`, asserts the files are
+//! byte-identical (and that the writers' size estimates agree after every
+//! batch), then reads the file back and compares it with the input.
+//!
+//! Random data comes from [`Gen`], seeded from `PARQUET_FLBA_SEED` (or a fixed
+//! default) mixed with the test-case name, so a failure can be replayed.
+
+#![allow(dead_code)]
+
+use std::any::Any;
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    ArrowDictionaryKeyType, Float16Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type,
+    UInt16Type, UInt32Type,
+};
+use arrow_array::{
+    Array, ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, FixedSizeBinaryArray,
+    Int32Array, Int64Array, IntervalDayTimeArray, IntervalYearMonthArray, ListArray,
+    PrimitiveArray, RecordBatch, RecordBatchReader, StringArray, StructArray,
+};
+use arrow_buffer::{Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
+use arrow_schema::{DataType, Field, IntervalUnit, Schema, SchemaRef};
+use bytes::Bytes;
+use parquet::arrow::ArrowSchemaConverter;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
+use parquet::basic::Compression;
+use parquet::column::page::Page;
+use parquet::column::writer::ColumnCloseResult;
+use parquet::errors::Result as PqResult;
+use parquet::file::properties::{
+    CdcOptions, EnabledStatistics, WriterProperties, WriterPropertiesBuilder, WriterVersion,
+};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::serialized_reader::ReadOptionsBuilder;
+use parquet::schema::types::SchemaDescriptor;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+// ---------------------------------------------------------------------------
+// Seeds
+// ---------------------------------------------------------------------------
+
+/// Default seed when `PARQUET_FLBA_SEED` is not set.
+pub const DEFAULT_SEED: u64 = 0x5EED_F1BA_2024_0601;
+
+/// The run's base seed: `PARQUET_FLBA_SEED` (decimal or `0x` hex) or [`DEFAULT_SEED`].
+pub fn base_seed() -> u64 {
+    match std::env::var("PARQUET_FLBA_SEED") {
+        Ok(s) => {
+            let s = s.trim();
+            let parsed = match s.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => s.parse(),
+            };
+            parsed.unwrap_or_else(|_| panic!("PARQUET_FLBA_SEED={s:?} is not a u64"))
+        }
+        Err(_) => DEFAULT_SEED,
+    }
+}
+
+/// FNV-1a, used to derive a per-case seed from the case name.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A line naming the seed, appended to every failure message.
+pub fn seed_note() -> String {
+    format!(
+        "seed = {:#x} (set PARQUET_FLBA_SEED to replay or vary)",
+        base_seed()
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Random data
+// ---------------------------------------------------------------------------
+
+/// How nulls are laid out in a generated array.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Nulls {
+    /// No null buffer at all (`nulls() == None`).
+    Absent,
+    /// A null buffer with zero nulls (`Some(NullBuffer)` all valid).
+    AllValid,
+    /// Each slot is null with this probability (0.0 gives an all-valid buffer,
+    /// 1.0 an all-null one).
+    Density(f64),
+    /// Alternating runs of nulls and values with lengths in `1..=2*mean`.
+    Runs(usize),
+}
+
+/// Value ordering of a generated array (before nulls are applied).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Order {
+    /// Random order.
+    #[default]
+    Random,
+    /// Sorted ascending in the Parquet sort order of the type.
+    Asc,
+    /// Sorted descending.
+    Desc,
+}
+
+/// What to generate for one column.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec {
+    /// Null layout (ignored, i.e. treated as [`Nulls::Absent`], for non-nullable fields).
+    pub nulls: Nulls,
+    /// Draw values from a pool of this many values (low cardinality).
+    pub distinct: Option<usize>,
+    /// Value order.
+    pub order: Order,
+}
+
+impl Spec {
+    /// A spec with the given null layout, high cardinality, random order.
+    pub fn new(nulls: Nulls) -> Self {
+        Self {
+            nulls,
+            distinct: None,
+            order: Order::Random,
+        }
+    }
+
+    /// Draw values from a pool of `k` values.
+    pub fn distinct(mut self, k: usize) -> Self {
+        self.distinct = Some(k);
+        self
+    }
+
+    /// Sort the values.
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+}
+
+impl Default for Spec {
+    fn default() -> Self {
+        Spec::new(Nulls::Density(0.2))
+    }
+}
+
+/// Interesting Float16 bit patterns: NaNs of both signs and several payloads,
+/// +-0, +-inf, subnormals, extremes.
+pub const F16_SPECIALS: &[u16] = &[
+    0x7E00, 0xFE00, 0x7C01, 0xFC01, 0x7FFF, 0xFFFF, 0x7D55, 0xFEAA, // NaNs
+    0x0000, 0x8000, // +-0
+    0x7C00, 0xFC00, // +-inf
+    0x0001, 0x8001, 0x03FF, 0x83FF, 0x0200, // subnormals
+    0x7BFF, 0xFBFF, 0x3C00, 0xBC00, 0x0400, 0x8400, // max/min, +-1, smallest normals
+];
+
+/// Seeded random data generator.
+pub struct Gen {
+    /// The generator's RNG, public for ad-hoc draws in tests.
+    pub rng: StdRng,
+}
+
+/// `10^p` as i128 (p <= 38).
+pub fn pow10_i128(p: u8) -> i128 {
+    (0..p).fold(1i128, |acc, _| acc * 10)
+}
+
+/// `10^p` as i256 (p <= 76).
+pub fn pow10_i256(p: u8) -> i256 {
+    if p <= 38 {
+        i256::from_i128(pow10_i128(p))
+    } else {
+        i256::from_i128(pow10_i128(p - 38)).wrapping_mul(i256::from_i128(pow10_i128(38)))
+    }
+}
+
+fn f16_total_order_key(bits: u16) -> u16 {
+    if bits & 0x8000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000
+    }
+}
+
+impl Gen {
+    /// A generator whose seed mixes the run's base seed with `name`, so every
+    /// test case draws an independent but reproducible stream.
+    pub fn new(name: &str) -> Self {
+        Self::from_seed(base_seed() ^ fnv1a(name))
+    }
+
+    /// A generator with an explicit seed.
+    pub fn from_seed(seed: u64) -> Self {
+        Self {
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        self.rng.random_range(lo..=hi)
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.rng.random_bool(p.clamp(0.0, 1.0))
+    }
+
+    /// One element of `items`.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.rng.random_range(0..items.len())]
+    }
+
+    /// A null buffer of `len` slots following `nulls`.
+    pub fn null_buffer(&mut self, len: usize, nulls: Nulls) -> Option<NullBuffer> {
+        match nulls {
+            Nulls::Absent => None,
+            Nulls::AllValid => Some(NullBuffer::new_valid(len)),
+            Nulls::Density(d) => {
+                let valid: Vec<bool> = (0..len).map(|_| !self.chance(d)).collect();
+                Some(NullBuffer::from(valid))
+            }
+            Nulls::Runs(mean) => {
+                let mut valid = Vec::with_capacity(len);
+                let mut state = self.chance(0.5);
+                while valid.len() < len {
+                    let run = self.range(1, 2 * mean.max(1)).min(len - valid.len());
+                    valid.extend(std::iter::repeat_n(state, run));
+                    state = !state;
+                }
+                Some(NullBuffer::from(valid))
+            }
+        }
+    }
+
+    /// `n` values from `one`, honouring the pool size and order of `spec`.
+    fn values<T: Clone>(
+        &mut self,
+        n: usize,
+        spec: &Spec,
+        mut one: impl FnMut(&mut StdRng, Option<&T>) -> T,
+        cmp: impl Fn(&T, &T) -> Ordering,
+    ) -> Vec<T> {
+        let mut out: Vec<T> = match spec.distinct {
+            Some(k) => {
+                let k = k.max(1);
+                let mut pool: Vec<T> = Vec::with_capacity(k);
+                for _ in 0..k {
+                    let v = one(&mut self.rng, pool.last());
+                    pool.push(v);
+                }
+                (0..n)
+                    .map(|_| pool[self.rng.random_range(0..k)].clone())
+                    .collect()
+            }
+            None => {
+                let mut out: Vec<T> = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let v = one(&mut self.rng, out.last());
+                    out.push(v);
+                }
+                out
+            }
+        };
+        match spec.order {
+            Order::Random => {}
+            Order::Asc => out.sort_by(&cmp),
+            Order::Desc => out.sort_by(|a, b| cmp(b, a)),
+        }
+        out
+    }
+
+    /// One random FixedSizeBinary value: sometimes all 0xFF / all 0x00, often
+    /// sharing a prefix with the previous value (exercises DELTA_BYTE_ARRAY).
+    fn fsb_value(rng: &mut StdRng, width: usize, prev: Option<&Vec<u8>>) -> Vec<u8> {
+        let r: f64 = rng.random();
+        if r < 0.04 {
+            return vec![0xFF; width];
+        }
+        if r < 0.08 {
+            return vec![0x00; width];
+        }
+        if let Some(prev) = prev.filter(|_| r < 0.4) {
+            let mut v = prev.clone();
+            let from = rng.random_range(0..width);
+            rng.fill(&mut v[from..]);
+            return v;
+        }
+        let mut v = vec![0u8; width];
+        rng.fill(&mut v[..]);
+        v
+    }
+
+    /// A random decimal with at most `p` digits (|v| < 10^p), including the
+    /// extremes +-(10^p-1), 0, -1, 1.
+    fn decimal128_value(rng: &mut StdRng, p: u8) -> i128 {
+        if rng.random_bool(0.1) {
+            let max = pow10_i128(p) - 1;
+            return [max, -max, 0, -1, 1][rng.random_range(0..5)];
+        }
+        let digits = rng.random_range(1..=p);
+        let v = rng.random_range(0..pow10_i128(digits));
+        if rng.random_bool(0.5) { -v } else { v }
+    }
+
+    /// Like [`Self::decimal128_value`] for Decimal256.
+    fn decimal256_value(rng: &mut StdRng, p: u8) -> i256 {
+        if rng.random_bool(0.1) {
+            let max = pow10_i256(p).wrapping_sub(i256::ONE);
+            return [
+                max,
+                max.wrapping_neg(),
+                i256::ZERO,
+                i256::MINUS_ONE,
+                i256::ONE,
+            ][rng.random_range(0..5)];
+        }
+        let digits = rng.random_range(1..=p);
+        // Up to 38 digits in an i128, the rest in a second one: v = hi * 10^38 + lo.
+        let v = if digits <= 38 {
+            i256::from_i128(rng.random_range(0..pow10_i128(digits)))
+        } else {
+            let hi = i256::from_i128(rng.random_range(0..pow10_i128(digits - 38)));
+            let lo = i256::from_i128(rng.random_range(0..pow10_i128(38)));
+            hi.wrapping_mul(pow10_i256(38)).wrapping_add(lo)
+        };
+        if rng.random_bool(0.5) {
+            v.wrapping_neg()
+        } else {
+            v
+        }
+    }
+
+    fn f16_value(rng: &mut StdRng) -> u16 {
+        if rng.random_bool(0.25) {
+            F16_SPECIALS[rng.random_range(0..F16_SPECIALS.len())]
+        } else {
+            rng.random()
+        }
+    }
+
+    fn i32_value(rng: &mut StdRng) -> i32 {
+        if rng.random_bool(0.05) {
+            [i32::MIN, i32::MAX, 0, -1][rng.random_range(0..4)]
+        } else {
+            rng.random_range(-100_000..100_000)
+        }
+    }
+
+    /// A random array of `dt` with `len` slots.
+    ///
+    /// Supported: FixedSizeBinary, Decimal128/256, Float16, Interval
+    /// (YearMonth, DayTime), Int32, Int64, Utf8, List, Struct and Dictionary
+    /// (key types Int8/16/32/64, UInt8/16/32).
+    pub fn array(&mut self, dt: &DataType, len: usize, spec: &Spec) -> ArrayRef {
+        let nulls = self.null_buffer(len, spec.nulls);
+        self.array_with_nulls(dt, len, spec, nulls)
+    }
+
+    /// Like [`Self::array`] but with an explicit null buffer.
+    pub fn array_with_nulls(
+        &mut self,
+        dt: &DataType,
+        len: usize,
+        spec: &Spec,
+        nulls: Option<NullBuffer>,
+    ) -> ArrayRef {
+        match dt {
+            DataType::FixedSizeBinary(w) => {
+                let w = *w as usize;
+                let vals = self.values(
+                    len,
+                    spec,
+                    |rng, prev| Self::fsb_value(rng, w, prev),
+                    |a, b| a.cmp(b),
+                );
+                let flat: Vec<u8> = vals.concat();
+                Arc::new(
+                    FixedSizeBinaryArray::try_new_with_len(
+                        w as i32,
+                        Buffer::from_vec(flat),
+                        nulls,
+                        len,
+                    )
+                    .unwrap(),
+                )
+            }
+            DataType::Decimal128(p, s) => {
+                let vals = self.values(
+                    len,
+                    spec,
+                    |rng, _| Self::decimal128_value(rng, *p),
+                    |a, b| a.cmp(b),
+                );
+                Arc::new(
+                    Decimal128Array::new(ScalarBuffer::from(vals), nulls)
+                        .with_precision_and_scale(*p, *s)
+                        .unwrap(),
+                )
+            }
+            DataType::Decimal256(p, s) => {
+                let vals = self.values(
+                    len,
+                    spec,
+                    |rng, _| Self::decimal256_value(rng, *p),
+                    |a, b| a.cmp(b),
+                );
+                Arc::new(
+                    Decimal256Array::new(ScalarBuffer::from(vals), nulls)
+                        .with_precision_and_scale(*p, *s)
+                        .unwrap(),
+                )
+            }
+            DataType::Float16 => {
+                let bits = self.values(
+                    len,
+                    spec,
+                    |rng, _| Self::f16_value(rng),
+                    |a, b| f16_total_order_key(*a).cmp(&f16_total_order_key(*b)),
+                );
+                float16_from_bits(bits, nulls)
+            }
+            DataType::Interval(IntervalUnit::YearMonth) => {
+                let vals = self.values(len, spec, |rng, _| Self::i32_value(rng), |a, b| a.cmp(b));
+                Arc::new(IntervalYearMonthArray::new(ScalarBuffer::from(vals), nulls))
+            }
+            DataType::Interval(IntervalUnit::DayTime) => {
+                let vals = self.values(
+                    len,
+                    spec,
+                    |rng, _| IntervalDayTime::new(Self::i32_value(rng), Self::i32_value(rng)),
+                    |a, b| (a.days, a.milliseconds).cmp(&(b.days, b.milliseconds)),
+                );
+                Arc::new(IntervalDayTimeArray::new(ScalarBuffer::from(vals), nulls))
+            }
+            DataType::Int32 => {
+                let vals = self.values(len, spec, |rng, _| Self::i32_value(rng), |a, b| a.cmp(b));
+                Arc::new(Int32Array::new(ScalarBuffer::from(vals), nulls))
+            }
+            DataType::Int64 => {
+                let vals = self.values(
+                    len,
+                    spec,
+                    |rng, _| rng.random_range(-1_000_000_000i64..1_000_000_000),
+                    |a, b| a.cmp(b),
+                );
+                Arc::new(Int64Array::new(ScalarBuffer::from(vals), nulls))
+            }
+            DataType::Utf8 => {
+                let vals = self.values(
+                    len,
+                    spec,
+                    |rng, _| {
+                        let n = rng.random_range(0..12);
+                        (0..n)
+                            .map(|_| rng.random_range(b'a'..=b'z') as char)
+                            .collect::<String>()
+                    },
+                    |a, b| a.cmp(b),
+                );
+                let plain = StringArray::from_iter_values(vals);
+                let (offsets, values, _) = plain.into_parts();
+                Arc::new(StringArray::new(offsets, values, nulls))
+            }
+            DataType::List(field) => {
+                let lens: Vec<usize> = (0..len).map(|_| self.range(0, 4)).collect();
+                let total: usize = lens.iter().sum();
+                let child = self.child(field, total, spec);
+                Arc::new(ListArray::new(
+                    field.clone(),
+                    OffsetBuffer::from_lengths(lens),
+                    child,
+                    nulls,
+                ))
+            }
+            DataType::Struct(fields) => {
+                let children = fields.iter().map(|f| self.child(f, len, spec)).collect();
+                Arc::new(StructArray::new(fields.clone(), children, nulls))
+            }
+            DataType::Dictionary(key, value) => {
+                let key_max = match key.as_ref() {
+                    DataType::Int8 => i8::MAX as usize,
+                    DataType::UInt8 => u8::MAX as usize,
+                    DataType::Int16 => i16::MAX as usize,
+                    _ => usize::MAX,
+                };
+                let k = spec.distinct.unwrap_or(16).clamp(1, key_max);
+                let values = self.array(value, k, &Spec::new(Nulls::Absent));
+                let keys: Vec<i64> = (0..len)
+                    .map(|_| self.rng.random_range(0..k as i64))
+                    .collect();
+                match key.as_ref() {
+                    DataType::Int8 => dictionary::<Int8Type>(&keys, nulls, values),
+                    DataType::Int16 => dictionary::<Int16Type>(&keys, nulls, values),
+                    DataType::Int32 => dictionary::<Int32Type>(&keys, nulls, values),
+                    DataType::Int64 => dictionary::<Int64Type>(&keys, nulls, values),
+                    DataType::UInt8 => dictionary::<UInt8Type>(&keys, nulls, values),
+                    DataType::UInt16 => dictionary::<UInt16Type>(&keys, nulls, values),
+                    DataType::UInt32 => dictionary::<UInt32Type>(&keys, nulls, values),
+                    other => panic!("unsupported dictionary key type {other}"),
+                }
+            }
+            other => panic!("Gen::array: unsupported type {other}"),
+        }
+    }
+
+    /// A child array for a nested field: light nulls if nullable, none otherwise.
+    fn child(&mut self, field: &Field, len: usize, parent: &Spec) -> ArrayRef {
+        let nulls = if field.is_nullable() {
+            Nulls::Density(0.2)
+        } else {
+            Nulls::Absent
+        };
+        let spec = Spec {
+            nulls,
+            distinct: parent.distinct,
+            order: Order::Random,
+        };
+        self.array(field.data_type(), len, &spec)
+    }
+
+    /// A batch for `schema` with `len` rows; nullable fields follow `spec.nulls`,
+    /// non-nullable ones get no null buffer.
+    pub fn batch(&mut self, schema: &SchemaRef, len: usize, spec: &Spec) -> RecordBatch {
+        let specs: Vec<Spec> = schema.fields().iter().map(|_| *spec).collect();
+        self.batch_with(schema, len, &specs)
+    }
+
+    /// Like [`Self::batch`] with one spec per field.
+    pub fn batch_with(&mut self, schema: &SchemaRef, len: usize, specs: &[Spec]) -> RecordBatch {
+        let columns = schema
+            .fields()
+            .iter()
+            .zip(specs)
+            .map(|(f, spec)| {
+                let mut spec = *spec;
+                if !f.is_nullable() {
+                    spec.nulls = Nulls::Absent;
+                }
+                self.array(f.data_type(), len, &spec)
+            })
+            .collect();
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    }
+
+    /// Batches of the given sizes.
+    pub fn batches(
+        &mut self,
+        schema: &SchemaRef,
+        sizes: &[usize],
+        spec: &Spec,
+    ) -> Vec<RecordBatch> {
+        sizes.iter().map(|&n| self.batch(schema, n, spec)).collect()
+    }
+}
+
+fn dictionary<K: ArrowDictionaryKeyType>(
+    keys: &[i64],
+    nulls: Option<NullBuffer>,
+    values: ArrayRef,
+) -> ArrayRef
+where
+    K::Native: TryFrom<i64>,
+    <K::Native as TryFrom<i64>>::Error: std::fmt::Debug,
+{
+    let keys: Vec<K::Native> = keys
+        .iter()
+        .map(|&k| K::Native::try_from(k).unwrap())
+        .collect();
+    let keys = PrimitiveArray::<K>::new(ScalarBuffer::from(keys), nulls);
+    Arc::new(DictionaryArray::<K>::try_new(keys, values).unwrap())
+}
+
+/// A FixedSizeBinary array from explicit (optional) values.
+pub fn fsb_from(width: i32, vals: Vec<Option<Vec<u8>>>) -> ArrayRef {
+    let len = vals.len();
+    let nulls = NullBuffer::from(vals.iter().map(Option::is_some).collect::<Vec<_>>());
+    let mut flat = Vec::with_capacity(len * width as usize);
+    for v in &vals {
+        match v {
+            Some(v) => {
+                assert_eq!(v.len(), width as usize);
+                flat.extend_from_slice(v);
+            }
+            None => flat.extend(std::iter::repeat_n(0u8, width as usize)),
+        }
+    }
+    Arc::new(
+        FixedSizeBinaryArray::try_new_with_len(width, Buffer::from_vec(flat), Some(nulls), len)
+            .unwrap(),
+    )
+}
+
+/// A Float16 array from raw IEEE half bit patterns.
+pub fn float16_from_bits(bits: Vec<u16>, nulls: Option<NullBuffer>) -> ArrayRef {
+    let len = bits.len();
+    let values = ScalarBuffer::new(Buffer::from_vec(bits), 0, len);
+    Arc::new(PrimitiveArray::<Float16Type>::new(values, nulls))
+}
+
+// ---------------------------------------------------------------------------
+// Types and schemas
+// ---------------------------------------------------------------------------
+
+/// A single-field schema.
+pub fn schema1(name: &str, dt: DataType, nullable: bool) -> SchemaRef {
+    Arc::new(Schema::new(vec![Field::new(name, dt, nullable)]))
+}
+
+/// A schema from `(name, type, nullable)` triples.
+pub fn schema_of(fields: &[(&str, DataType, bool)]) -> SchemaRef {
+    Arc::new(Schema::new(
+        fields
+            .iter()
+            .map(|(n, dt, nullable)| Field::new(*n, dt.clone(), *nullable))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// `List<Int32>` with nullable items.
+pub fn list_i32() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Int32, true)))
+}
+
+/// The Decimal128 precisions that map to FIXED_LEN_BYTE_ARRAY.
+pub fn decimal128_types() -> Vec<DataType> {
+    (19..=38u8)
+        .flat_map(|p| {
+            scales(p)
+                .into_iter()
+                .map(move |s| DataType::Decimal128(p, s))
+        })
+        .collect()
+}
+
+/// The Decimal256 precisions that map to FIXED_LEN_BYTE_ARRAY (39..=76).
+pub fn decimal256_types() -> Vec<DataType> {
+    (39..=76u8)
+        .flat_map(|p| {
+            scales(p)
+                .into_iter()
+                .map(move |s| DataType::Decimal256(p, s))
+        })
+        .collect()
+}
+
+fn scales(p: u8) -> Vec<i8> {
+    let mut s = vec![0, (p / 2) as i8, p as i8];
+    s.dedup();
+    s
+}
+
+/// FixedSizeBinary widths 1..=64 and 1000.
+pub fn fsb_types() -> Vec<DataType> {
+    (1..=64)
+        .chain([1000])
+        .map(DataType::FixedSizeBinary)
+        .collect()
+}
+
+/// One representative of every FLBA kind.
+pub fn representative_types() -> Vec<DataType> {
+    vec![
+        DataType::FixedSizeBinary(1),
+        DataType::FixedSizeBinary(16),
+        DataType::FixedSizeBinary(100),
+        DataType::Decimal128(19, 0),
+        DataType::Decimal128(38, 10),
+        DataType::Decimal256(39, 3),
+        DataType::Decimal256(76, 76),
+        DataType::Float16,
+        DataType::Interval(IntervalUnit::YearMonth),
+        DataType::Interval(IntervalUnit::DayTime),
+    ]
+}
+
+/// A short identifier for a type, for case names.
+pub fn type_name(dt: &DataType) -> String {
+    match dt {
+        DataType::FixedSizeBinary(w) => format!("fsb{w}"),
+        DataType::Decimal128(p, s) => format!("dec128_{p}_{s}"),
+        DataType::Decimal256(p, s) => format!("dec256_{p}_{s}"),
+        DataType::Float16 => "f16".into(),
+        DataType::Interval(IntervalUnit::YearMonth) => "interval_ym".into(),
+        DataType::Interval(IntervalUnit::DayTime) => "interval_dt".into(),
+        other => format!("{other}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Writer configurations
+// ---------------------------------------------------------------------------
+
+/// Small CDC chunks so that chunk boundaries actually occur in small test batches.
+pub fn small_cdc() -> CdcOptions {
+    CdcOptions {
+        min_chunk_size: 256,
+        max_chunk_size: 2048,
+        norm_level: 0,
+    }
+}
+
+/// The configurations of DESIGN.md, plus `cdc_small` (CDC with small chunks).
+pub fn configs() -> Vec<(&'static str, WriterPropertiesBuilder)> {
+    vec![
+        ("default", config("default")),
+        ("bloom_filter", config("bloom_filter")),
+        ("parquet_2", config("parquet_2")),
+        ("zstd", config("zstd")),
+        ("zstd_parquet_2", config("zstd_parquet_2")),
+        ("cdc", config("cdc")),
+        ("cdc_small", config("cdc_small")),
+    ]
+}
+
+/// One named configuration.
+pub fn config(name: &str) -> WriterPropertiesBuilder {
+    let b = WriterProperties::builder();
+    match name {
+        "default" => b,
+        "bloom_filter" => b.set_bloom_filter_enabled(true),
+        "parquet_2" => b.set_writer_version(WriterVersion::PARQUET_2_0),
+        "zstd" => b.set_compression(Compression::ZSTD(Default::default())),
+        "zstd_parquet_2" => b
+            .set_compression(Compression::ZSTD(Default::default()))
+            .set_writer_version(WriterVersion::PARQUET_2_0),
+        "cdc" => b.set_content_defined_chunking(Some(CdcOptions::default())),
+        "cdc_small" => b.set_content_defined_chunking(Some(small_cdc())),
+        other => panic!("unknown config {other}"),
+    }
+}
+
+/// Small pages and batches, so that a few hundred rows span many pages.
+pub fn small_pages(b: WriterPropertiesBuilder) -> WriterPropertiesBuilder {
+    b.set_data_page_size_limit(512)
+        .set_data_page_row_count_limit(50)
+        .set_write_batch_size(16)
+}
+
+/// Statistics-level name for case labels.
+pub fn stats_name(s: EnabledStatistics) -> &'static str {
+    match s {
+        EnabledStatistics::None => "none",
+        EnabledStatistics::Chunk => "chunk",
+        EnabledStatistics::Page => "page",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Writer options, mirrored for both implementations
+// ---------------------------------------------------------------------------
+
+/// Everything an `ArrowWriterOptions` can carry. It is turned into
+/// `parquet::arrow::arrow_writer::ArrowWriterOptions` or
+/// `parquet_flba::ArrowWriterOptions` by the same builder calls.
+#[derive(Clone, Debug, Default)]
+pub struct Opts {
+    /// Writer properties.
+    pub props: WriterProperties,
+    /// `with_skip_arrow_metadata`.
+    pub skip_arrow_metadata: bool,
+    /// `with_schema_root`.
+    pub schema_root: Option<String>,
+    /// `with_parquet_schema`.
+    pub parquet_schema: Option<SchemaDescriptor>,
+    /// `with_page_store_factory`.
+    pub page_store_factory: Option<Arc<dyn PageStoreFactory>>,
+}
+
+impl Opts {
+    /// Options with just these properties.
+    pub fn props(props: WriterProperties) -> Self {
+        Self {
+            props,
+            ..Default::default()
+        }
+    }
+}
+
+/// After-each-write snapshot of a writer's observable state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// `in_progress_size()`.
+    pub in_progress_size: usize,
+    /// `in_progress_rows()`.
+    pub in_progress_rows: usize,
+    /// `bytes_written()`.
+    pub bytes_written: usize,
+    /// `flushed_row_groups().len()`.
+    pub flushed_row_groups: usize,
+}
+
+/// The outcome of writing a file with one implementation.
+#[derive(Debug)]
+pub struct Written {
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// Snapshot after each `write`.
+    pub steps: Vec<Step>,
+    /// `memory_size()` after each `write`.
+    pub memory: Vec<usize>,
+    /// `close()`'s metadata, `Debug`-formatted.
+    pub metadata: String,
+    /// `close()`'s row-group count.
+    pub num_row_groups: usize,
+    /// `close()`'s total row count.
+    pub num_rows: i64,
+}
+
+/// Per-column-writer state recorded by the parallel (column-level) flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColStep {
+    /// `get_estimated_total_bytes()` after the write.
+    pub estimated_total_bytes: usize,
+    /// whether `memory_size() > 0` after the write.
+    pub memory_nonzero: bool,
+}
+
+/// Result of the column-level (parallel) flow.
+#[derive(Debug)]
+pub struct ParallelWritten {
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// Per row group, per leaf column, the steps after each write.
+    pub col_steps: Vec<Vec<Vec<ColStep>>>,
+    /// Per row group, per leaf column, a layout-independent summary of `close()`.
+    pub closes: Vec<Vec<String>>,
+}
+
+/// A layout-independent summary of a `ColumnCloseResult`: row and value
+/// counts, sizes, encodings, statistics, column index, bloom presence.
+pub fn summarize_close(c: &ColumnCloseResult) -> String {
+    let m = &c.metadata;
+    format!(
+        "rows={} num_values={} compressed={} uncompressed={} encodings={:?} enc_stats={:?} \
+         compression={:?} stats={:?} column_index={:?} bloom={} offset_index_pages={:?}",
+        c.rows_written,
+        m.num_values(),
+        m.compressed_size(),
+        m.uncompressed_size(),
+        m.encodings().collect::<Vec<_>>(),
+        m.page_encoding_stats(),
+        m.compression(),
+        m.statistics(),
+        c.column_index,
+        c.bloom_filter.is_some(),
+        c.offset_index.as_ref().map(|o| o
+            .page_locations
+            .iter()
+            .map(|p| p.compressed_page_size)
+            .collect::<Vec<_>>()),
+    )
+}
+
+macro_rules! writer_impl {
+    ($modname:ident, $($path:ident)::+) => {
+        /// Writes through one implementation (the module's name says which).
+        pub mod $modname {
+            use super::*;
+            use $($path)::+ as w;
+
+            /// Build this implementation's `ArrowWriterOptions` from [`Opts`].
+            pub fn options(o: &Opts) -> w::ArrowWriterOptions {
+                let mut opts = w::ArrowWriterOptions::new()
+                    .with_properties(o.props.clone())
+                    .with_skip_arrow_metadata(o.skip_arrow_metadata);
+                if let Some(root) = &o.schema_root {
+                    opts = opts.with_schema_root(root.clone());
+                }
+                if let Some(schema) = &o.parquet_schema {
+                    opts = opts.with_parquet_schema(schema.clone());
+                }
+                if let Some(f) = &o.page_store_factory {
+                    opts = opts.with_page_store_factory(f.clone());
+                }
+                opts
+            }
+
+            /// A new `ArrowWriter` over `sink`.
+            pub fn writer<W: std::io::Write + Send>(
+                sink: W,
+                schema: &SchemaRef,
+                o: &Opts,
+            ) -> PqResult<w::ArrowWriter<W>> {
+                w::ArrowWriter::try_new_with_options(sink, schema.clone(), options(o))
+            }
+
+            fn step<W: std::io::Write + Send>(wr: &w::ArrowWriter<W>) -> Step {
+                Step {
+                    in_progress_size: wr.in_progress_size(),
+                    in_progress_rows: wr.in_progress_rows(),
+                    bytes_written: wr.bytes_written(),
+                    flushed_row_groups: wr.flushed_row_groups().len(),
+                }
+            }
+
+            /// Write `batches` with `ArrowWriter`, recording the state after each write.
+            pub fn write(
+                schema: &SchemaRef,
+                batches: &[RecordBatch],
+                o: &Opts,
+            ) -> Result<Written, String> {
+                let mut bytes = Vec::new();
+                let mut wr = writer(&mut bytes, schema, o)
+                    .map_err(|e| format!("try_new_with_options: {e}"))?;
+                let mut steps = Vec::new();
+                let mut memory = Vec::new();
+                for (i, b) in batches.iter().enumerate() {
+                    wr.write(b).map_err(|e| format!("write of batch {i}: {e}"))?;
+                    steps.push(step(&wr));
+                    memory.push(wr.memory_size());
+                }
+                let md = wr.close().map_err(|e| format!("close: {e}"))?;
+                Ok(Written {
+                    bytes,
+                    steps,
+                    memory,
+                    metadata: format!("{md:?}"),
+                    num_row_groups: md.num_row_groups(),
+                    num_rows: md.file_metadata().num_rows(),
+                })
+            }
+
+            /// The column-level flow of a parallel writer: one thread per leaf
+            /// column per row group, `compute_leaves` + `ArrowColumnWriter::write`,
+            /// `close`, `append_to_row_group`.
+            ///
+            /// With `via_into_serialized`, the file writer and factory come from
+            /// `ArrowWriter::into_serialized_writer` (so the arrow schema is
+            /// embedded); otherwise from `SerializedFileWriter::new` +
+            /// `ArrowRowGroupWriterFactory::new` (no arrow schema in the footer).
+            pub fn write_parallel(
+                schema: &SchemaRef,
+                row_groups: &[Vec<RecordBatch>],
+                props: WriterProperties,
+                via_into_serialized: bool,
+            ) -> Result<ParallelWritten, String> {
+                write_parallel_with(schema, &[], row_groups, props, via_into_serialized, &|_| {})
+            }
+
+            /// [`write_parallel`] where, with `via_into_serialized`, `prelude`
+            /// is first written through `ArrowWriter` (and flushed by
+            /// `into_serialized_writer`), and `tweak` is applied to every
+            /// chunk's `close_mut()` before it is appended.
+            pub fn write_parallel_with(
+                schema: &SchemaRef,
+                prelude: &[RecordBatch],
+                row_groups: &[Vec<RecordBatch>],
+                props: WriterProperties,
+                via_into_serialized: bool,
+                tweak: &(dyn Fn(&mut ColumnCloseResult) + Sync),
+            ) -> Result<ParallelWritten, String> {
+                use parquet::file::writer::SerializedFileWriter;
+                assert!(via_into_serialized || prelude.is_empty());
+                let (mut file_writer, factory) = if via_into_serialized {
+                    let mut wr = w::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))
+                        .map_err(err("try_new"))?;
+                    for b in prelude {
+                        wr.write(b).map_err(err("prelude write"))?;
+                    }
+                    wr.into_serialized_writer().map_err(err("into_serialized_writer"))?
+                } else {
+                    let parquet_schema = ArrowSchemaConverter::new()
+                        .with_coerce_types(props.coerce_types())
+                        .convert(schema)
+                        .map_err(err("convert"))?;
+                    let fw = SerializedFileWriter::new(
+                        Vec::new(),
+                        parquet_schema.root_schema_ptr(),
+                        Arc::new(props),
+                    )
+                    .map_err(err("SerializedFileWriter::new"))?;
+                    let factory = w::ArrowRowGroupWriterFactory::new(&fw, schema.clone());
+                    (fw, factory)
+                };
+                let mut col_steps = Vec::new();
+                let mut closes = Vec::new();
+                let first_rg = file_writer.flushed_row_groups().len();
+                for (rg, batches) in row_groups.iter().enumerate() {
+                    let writers = factory
+                        .create_column_writers(first_rg + rg)
+                        .map_err(err("create_column_writers"))?;
+                    let mut leaves: Vec<Vec<w::ArrowLeafColumn>> =
+                        writers.iter().map(|_| Vec::new()).collect();
+                    for b in batches {
+                        let mut idx = 0;
+                        for (field, col) in schema.fields().iter().zip(b.columns()) {
+                            let col_leaves =
+                                w::compute_leaves(field, col).map_err(err("compute_leaves"))?;
+                            for leaf in col_leaves {
+                                leaves[idx].push(leaf);
+                                idx += 1;
+                            }
+                        }
+                    }
+                    let results: Vec<Result<(w::ArrowColumnChunk, Vec<ColStep>), String>> =
+                        std::thread::scope(|s| {
+                            let handles: Vec<_> = writers
+                                .into_iter()
+                                .zip(leaves)
+                                .map(|(mut cw, leaves)| {
+                                    s.spawn(move || {
+                                        let mut steps = Vec::new();
+                                        for leaf in &leaves {
+                                            cw.write(leaf).map_err(err("column write"))?;
+                                            steps.push(ColStep {
+                                                estimated_total_bytes: cw
+                                                    .get_estimated_total_bytes(),
+                                                memory_nonzero: cw.memory_size() > 0,
+                                            });
+                                        }
+                                        let chunk = cw.close().map_err(err("column close"))?;
+                                        Ok((chunk, steps))
+                                    })
+                                })
+                                .collect();
+                            handles
+                                .into_iter()
+                                .map(|h| {
+                                    h.join().unwrap_or_else(|p| {
+                                        Err(format!("column thread panicked: {}", panic_message(&p)))
+                                    })
+                                })
+                                .collect()
+                        });
+                    let mut rg_writer =
+                        file_writer.next_row_group().map_err(err("next_row_group"))?;
+                    let mut rg_steps = Vec::new();
+                    let mut rg_closes = Vec::new();
+                    for r in results {
+                        let (mut chunk, steps) = r?;
+                        tweak(chunk.close_mut());
+                        rg_closes.push(summarize_close(chunk.close()));
+                        rg_steps.push(steps);
+                        chunk
+                            .append_to_row_group(&mut rg_writer)
+                            .map_err(err("append_to_row_group"))?;
+                    }
+                    rg_writer.close().map_err(err("row group close"))?;
+                    col_steps.push(rg_steps);
+                    closes.push(rg_closes);
+                }
+                file_writer.finish().map_err(err("finish"))?;
+                Ok(ParallelWritten {
+                    bytes: file_writer.inner().clone(),
+                    col_steps,
+                    closes,
+                })
+            }
+        }
+    };
+}
+
+writer_impl!(up, parquet::arrow::arrow_writer);
+writer_impl!(flba, parquet_flba);
+
+/// Prefix a `ParquetError` with what was being done.
+pub fn err(ctx: &str) -> impl Fn(parquet::errors::ParquetError) -> String + use<> {
+    let ctx = ctx.to_string();
+    move |e| format!("{ctx}: {e}")
+}
+
+/// The text of a panic payload.
+pub fn panic_message(p: &Box<dyn Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic>".into()
+    }
+}
+
+/// Run `f`, turning a panic into an `Err` naming it.
+pub fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| format!("{what} panicked: {}", panic_message(&p)))
+}
+
+// ---------------------------------------------------------------------------
+// The core checks
+// ---------------------------------------------------------------------------
+
+/// Write with both implementations and compare; see [`check_identical_with`].
+pub fn check_identical(
+    name: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    opts: &Opts,
+) -> Result<(), String> {
+    check_identical_with(name, schema, batches, opts, opts)
+}
+
+/// Write `batches` with upstream (`up_opts`) and parquet_flba (`flba_opts`) and
+/// compare: byte identity, per-write estimates, `close()` metadata, read-back.
+pub fn check_identical_with(
+    name: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    up_opts: &Opts,
+    flba_opts: &Opts,
+) -> Result<(), String> {
+    let fail = |msg: String| Err(format!("case `{name}`: {msg}\n{}", seed_note()));
+    let up = match no_panic("upstream writer", || up::write(schema, batches, up_opts)) {
+        Ok(Ok(w)) => w,
+        Ok(Err(e)) | Err(e) => {
+            return fail(format!(
+                "upstream writer failed (the test case is invalid): {e}"
+            ));
+        }
+    };
+    let fl = match no_panic("parquet_flba writer", || {
+        flba::write(schema, batches, flba_opts)
+    }) {
+        Ok(Ok(w)) => w,
+        Ok(Err(e)) | Err(e) => {
+            return fail(format!("parquet_flba failed where upstream succeeded: {e}"));
+        }
+    };
+    let mut problems = Vec::new();
+    if let Some(diff) = compare_files(&up.bytes, &fl.bytes) {
+        problems.push(diff);
+    }
+    if up.steps != fl.steps {
+        let i = up
+            .steps
+            .iter()
+            .zip(&fl.steps)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        problems.push(format!(
+            "writer state differs after write #{i}:\n  upstream: {:?}\n  flba:     {:?}",
+            up.steps.get(i),
+            fl.steps.get(i)
+        ));
+    }
+    for (i, (step, (&um, &fm))) in up
+        .steps
+        .iter()
+        .zip(up.memory.iter().zip(&fl.memory))
+        .enumerate()
+    {
+        if step.in_progress_rows > 0 && um > 0 && fm == 0 {
+            problems.push(format!(
+                "memory_size() is 0 after write #{i} with {} rows buffered (upstream: {um})",
+                step.in_progress_rows
+            ));
+            break;
+        }
+    }
+    if (up.num_row_groups, up.num_rows) != (fl.num_row_groups, fl.num_rows) {
+        problems.push(format!(
+            "close() metadata: upstream {} row groups / {} rows, flba {} / {}",
+            up.num_row_groups, up.num_rows, fl.num_row_groups, fl.num_rows
+        ));
+    } else if up.metadata != fl.metadata && up.bytes == fl.bytes {
+        problems.push(format!(
+            "close() metadata differs:\n{}",
+            line_diff(
+                &up.metadata.split(", ").collect::<Vec<_>>(),
+                &fl.metadata.split(", ").collect::<Vec<_>>(),
+                20
+            )
+        ));
+    }
+    if let Err(e) = check_round_trip_with(
+        schema,
+        batches,
+        &fl.bytes,
+        flba_opts.skip_arrow_metadata,
+        flba_opts.props.coerce_types(),
+    ) {
+        problems.push(format!("round trip of parquet_flba's file: {e}"));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        fail(problems.join("\n"))
+    }
+}
+
+/// Panicking form of [`check_identical`] for the given properties.
+pub fn assert_identical(
+    name: &str,
+    schema: SchemaRef,
+    batches: &[RecordBatch],
+    props: WriterProperties,
+) {
+    if let Err(e) = check_identical(name, &schema, batches, &Opts::props(props)) {
+        panic!("{e}");
+    }
+}
+
+/// Panicking form of [`check_identical`] for full options.
+pub fn assert_identical_opts(name: &str, schema: SchemaRef, batches: &[RecordBatch], opts: Opts) {
+    if let Err(e) = check_identical(name, &schema, batches, &opts) {
+        panic!("{e}");
+    }
+}
+
+/// Collects failures of many cases, to panic once at the end listing them all
+/// (with the full report of the first).
+#[derive(Default)]
+pub struct Failures {
+    cases: usize,
+    failed: Vec<String>,
+}
+
+impl Failures {
+    /// A new, empty collector.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Record the outcome of one case.
+    pub fn check(&mut self, r: Result<(), String>) {
+        self.cases += 1;
+        if let Err(e) = r {
+            self.failed.push(e);
+        }
+    }
+
+    /// Check one case for the given properties.
+    pub fn identical(
+        &mut self,
+        name: &str,
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+        props: WriterProperties,
+    ) {
+        self.check(check_identical(name, schema, batches, &Opts::props(props)));
+    }
+
+    /// Panic if any case failed.
+    pub fn finish(self) {
+        if self.failed.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = self
+            .failed
+            .iter()
+            .map(|e| e.lines().next().unwrap_or(""))
+            .collect();
+        panic!(
+            "{} of {} cases failed:\n  {}\n\nfirst failure in full:\n{}",
+            self.failed.len(),
+            self.cases,
+            names.join("\n  "),
+            self.failed[0]
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Round trip
+// ---------------------------------------------------------------------------
+
+/// Replace a top-level dictionary array by its materialized values.
+pub fn materialize(a: &ArrayRef) -> ArrayRef {
+    match a.as_any_dictionary_opt() {
+        Some(d) => arrow_select::take::take(d.values().as_ref(), d.keys(), None).unwrap(),
+        None => a.clone(),
+    }
+}
+
+/// Read `bytes` back and compare with the concatenation of `batches`.
+pub fn check_round_trip(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    bytes: &[u8],
+    skip_arrow_metadata: bool,
+) -> Result<(), String> {
+    check_round_trip_with(schema, batches, bytes, skip_arrow_metadata, false)
+}
+
+/// `field` with every list item renamed to "element" (what `coerce_types` writes).
+fn coerce_list_names(field: &Field) -> Field {
+    let dt = match field.data_type() {
+        DataType::List(item) => {
+            DataType::List(Arc::new(coerce_list_names(item).with_name("element")))
+        }
+        DataType::Struct(fields) => DataType::Struct(
+            fields
+                .iter()
+                .map(|f| coerce_list_names(f))
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        other => other.clone(),
+    };
+    field.clone().with_data_type(dt)
+}
+
+/// [`check_round_trip`] for a file written with `coerce_types` set as given.
+pub fn check_round_trip_with(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    bytes: &[u8],
+    skip_arrow_metadata: bool,
+    coerce_types: bool,
+) -> Result<(), String> {
+    if schema.fields().is_empty() {
+        return Ok(());
+    }
+    let data = Bytes::copy_from_slice(bytes);
+    // The reader cannot produce dictionaries of fixed-width values (upstream
+    // writes them fine), so read such columns as their value type.
+    let hint = Arc::new(Schema::new_with_metadata(
+        schema
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                DataType::Dictionary(_, v)
+                    if !matches!(
+                        v.as_ref(),
+                        DataType::Utf8
+                            | DataType::LargeUtf8
+                            | DataType::Binary
+                            | DataType::LargeBinary
+                    ) =>
+                {
+                    f.as_ref().clone().with_data_type(v.as_ref().clone())
+                }
+                _ => f.as_ref().clone(),
+            })
+            .map(|f| {
+                if coerce_types {
+                    coerce_list_names(&f)
+                } else {
+                    f
+                }
+            })
+            .collect::<Vec<_>>(),
+        schema.metadata().clone(),
+    ));
+    let reader = if skip_arrow_metadata || hint != *schema {
+        let opts = ArrowReaderOptions::new().with_schema(hint);
+        ParquetRecordBatchReaderBuilder::try_new_with_options(data, opts)
+            .and_then(|b| b.with_batch_size(1000).build())
+    } else {
+        ParquetRecordBatchReader::try_new(data, 1000)
+    }
+    .map_err(|e| format!("opening reader: {e}"))?;
+    let read_schema = reader.schema();
+    let read: Vec<RecordBatch> = reader
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("reading: {e}"))?;
+    let read = arrow_select::concat::concat_batches(&read_schema, &read)
+        .map_err(|e| format!("concat read batches: {e}"))?;
+    let expected_rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    if read.num_rows() != expected_rows {
+        return Err(format!(
+            "read {} rows, wrote {expected_rows}",
+            read.num_rows()
+        ));
+    }
+    if read.num_columns() != schema.fields().len() {
+        return Err(format!(
+            "read {} columns, schema has {}",
+            read.num_columns(),
+            schema.fields().len()
+        ));
+    }
+    for (i, field) in schema.fields().iter().enumerate() {
+        let parts: Vec<ArrayRef> = batches.iter().map(|b| materialize(b.column(i))).collect();
+        let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+        let expected = if refs.is_empty() {
+            arrow_array::new_empty_array(read.column(i).data_type())
+        } else {
+            arrow_select::concat::concat(&refs).map_err(|e| format!("concat input: {e}"))?
+        };
+        let mut actual = materialize(read.column(i));
+        if expected.data_type() != actual.data_type()
+            && expected.data_type().equals_datatype(actual.data_type())
+        {
+            // Same layout, different nested field names (e.g. `coerce_types`
+            // renames list items to "element"): relabel to compare values.
+            let data = actual
+                .to_data()
+                .into_builder()
+                .data_type(expected.data_type().clone());
+            actual = arrow_array::make_array(data.build().map_err(|e| e.to_string())?);
+        }
+        if expected.data_type() != actual.data_type() {
+            return Err(format!(
+                "column {} ({}): read back as {}, expected {}",
+                i,
+                field.name(),
+                actual.data_type(),
+                expected.data_type()
+            ));
+        }
+        if expected.as_ref() != actual.as_ref() {
+            let row = (0..expected.len())
+                .find(|&r| expected.slice(r, 1).as_ref() != actual.slice(r, 1).as_ref())
+                .unwrap_or(0);
+            return Err(format!(
+                "column {} ({}) differs at row {row}: wrote {:?}, read {:?}",
+                i,
+                field.name(),
+                expected.slice(row, 1),
+                actual.slice(row, 1)
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Diffs
+// ---------------------------------------------------------------------------
+
+/// `None` if equal, else a report: lengths, first differing offset with a hex
+/// window, and a line diff of the decoded footers and pages.
+pub fn compare_files(up: &[u8], fl: &[u8]) -> Option<String> {
+    if up == fl {
+        return None;
+    }
+    let first = up
+        .iter()
+        .zip(fl)
+        .position(|(a, b)| a != b)
+        .unwrap_or(up.len().min(fl.len()));
+    let window = |b: &[u8]| {
+        let lo = first.saturating_sub(16);
+        let hi = (first + 16).min(b.len());
+        b[lo.min(hi)..hi]
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "files differ: upstream {} bytes, parquet_flba {} bytes, first difference at offset {first}",
+        up.len(),
+        fl.len()
+    );
+    let _ = writeln!(
+        s,
+        "  upstream [{}..]: {}",
+        first.saturating_sub(16),
+        window(up)
+    );
+    let _ = writeln!(
+        s,
+        "  flba     [{}..]: {}",
+        first.saturating_sub(16),
+        window(fl)
+    );
+    let a = describe_file(up);
+    let b = describe_file(fl);
+    let a: Vec<&str> = a.iter().map(|x| x.as_str()).collect();
+    let b: Vec<&str> = b.iter().map(|x| x.as_str()).collect();
+    let _ = write!(
+        s,
+        "decoded differences (- upstream, + parquet_flba):\n{}",
+        line_diff(&a, &b, 60)
+    );
+    Some(s)
+}
+
+/// A line diff (longest common subsequence) showing up to `max` removed
+/// (`-`, upstream) and added (`+`, parquet_flba) lines.
+pub fn line_diff(a: &[&str], b: &[&str], max: usize) -> String {
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+    let mut out: Vec<String> = Vec::new();
+    if a.len().saturating_mul(b.len()) > 4_000_000 {
+        for i in 0..a.len().max(b.len()) {
+            if let Some(x) = a.get(i) {
+                out.push(format!("  - {x}"));
+            }
+            if let Some(y) = b.get(i) {
+                out.push(format!("  + {y}"));
+            }
+        }
+    } else {
+        // lcs[i][j] = LCS length of a[i..] and b[j..].
+        let w = b.len() + 1;
+        let mut lcs = vec![0u32; (a.len() + 1) * w];
+        for i in (0..a.len()).rev() {
+            for j in (0..b.len()).rev() {
+                lcs[i * w + j] = if a[i] == b[j] {
+                    lcs[(i + 1) * w + j + 1] + 1
+                } else {
+                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            if i < a.len() && j < b.len() && a[i] == b[j] {
+                i += 1;
+                j += 1;
+            } else if i < a.len() && (j == b.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+                out.push(format!("  - {}", a[i]));
+                i += 1;
+            } else {
+                out.push(format!("  + {}", b[j]));
+                j += 1;
+            }
+        }
+    }
+    if out.is_empty() {
+        return "  (decoded metadata and pages are equal; the difference is elsewhere)\n".into();
+    }
+    let total = out.len();
+    out.truncate(max);
+    let mut s = out.join("\n");
+    s.push('\n');
+    if total > max {
+        let _ = writeln!(s, "  ... ({} more lines elided)", total - max);
+    }
+    s
+}
+
+/// A line-per-fact description of a Parquet file: footer, row groups, column
+/// chunks, page indexes and every page header. Never panics.
+pub fn describe_file(bytes: &[u8]) -> Vec<String> {
+    match no_panic("describe_file", || describe_file_inner(bytes)) {
+        Ok(Ok(lines)) => lines,
+        Ok(Err(e)) => vec![format!("<unreadable: {e}>")],
+        Err(e) => vec![format!("<{e}>")],
+    }
+}
+
+fn describe_file_inner(bytes: &[u8]) -> PqResult<Vec<String>> {
+    let options = ReadOptionsBuilder::new()
+        .with_page_index()
+        .with_encoding_stats_as_mask(false)
+        .build();
+    let reader = SerializedFileReader::new_with_options(Bytes::copy_from_slice(bytes), options)?;
+    let md = reader.metadata();
+    let fm = md.file_metadata();
+    let mut out = vec![
+        format!(
+            "file: version={} num_rows={} created_by={:?}",
+            fm.version(),
+            fm.num_rows(),
+            fm.created_by()
+        ),
+        format!("file: schema={:?}", fm.schema_descr().root_schema()),
+        format!("file: column_orders={:?}", fm.column_orders()),
+    ];
+    for kv in fm.key_value_metadata().into_iter().flatten() {
+        let v = kv.value.as_deref().unwrap_or("");
+        out.push(format!("file: kv {}={}", kv.key, &v[..v.len().min(60)]));
+    }
+    for (i, rg) in md.row_groups().iter().enumerate() {
+        out.push(format!(
+            "rg{i}: rows={} total_byte_size={} compressed={} file_offset={:?} ordinal={:?}",
+            rg.num_rows(),
+            rg.total_byte_size(),
+            rg.compressed_size(),
+            rg.file_offset(),
+            rg.ordinal()
+        ));
+        for (j, c) in rg.columns().iter().enumerate() {
+            let p = format!("rg{i}.col{j}({})", c.column_path());
+            out.push(format!(
+                "{p}: encodings={:?} compression={:?}",
+                c.encodings().collect::<Vec<_>>(),
+                c.compression()
+            ));
+            out.push(format!(
+                "{p}: page_encoding_stats={:?}",
+                c.page_encoding_stats()
+            ));
+            out.push(format!(
+                "{p}: num_values={} compressed={} uncompressed={}",
+                c.num_values(),
+                c.compressed_size(),
+                c.uncompressed_size()
+            ));
+            out.push(format!(
+                "{p}: data_page_offset={} dictionary_page_offset={:?} index_page_offset={:?}",
+                c.data_page_offset(),
+                c.dictionary_page_offset(),
+                c.index_page_offset()
+            ));
+            out.push(format!("{p}: statistics={:?}", c.statistics()));
+            out.push(format!(
+                "{p}: bloom offset={:?} length={:?}",
+                c.bloom_filter_offset(),
+                c.bloom_filter_length()
+            ));
+            out.push(format!(
+                "{p}: column_index offset={:?} length={:?} offset_index offset={:?} length={:?}",
+                c.column_index_offset(),
+                c.column_index_length(),
+                c.offset_index_offset(),
+                c.offset_index_length()
+            ));
+            out.push(format!(
+                "{p}: rep_hist={:?} def_hist={:?} unencoded_ba={:?}",
+                c.repetition_level_histogram(),
+                c.definition_level_histogram(),
+                c.unencoded_byte_array_data_bytes()
+            ));
+            if let Some(ci) = md.page_index().and_then(|x| x.column_index(i, j)) {
+                out.push(format!("{p}: column_index={ci:?}"));
+            }
+            if let Some(oi) = md.page_index().and_then(|x| x.offset_index(i, j)) {
+                for (k, loc) in oi.page_locations().iter().enumerate() {
+                    out.push(format!("{p}: offset_index page {k}: {loc:?}"));
+                }
+            }
+            let mut pages = reader.get_row_group(i)?.get_column_page_reader(j)?;
+            let mut k = 0;
+            while let Some(page) = pages.get_next_page()? {
+                out.push(format!("{p}: page {k}: {}", describe_page(&page)));
+                k += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn describe_page(page: &Page) -> String {
+    let digest = |b: &Bytes| {
+        format!(
+            "len={} fnv={:016x}",
+            b.len(),
+            b.iter()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ *x as u64)
+                    .wrapping_mul(0x0100_0000_01b3))
+        )
+    };
+    match page {
+        Page::DataPage {
+            buf,
+            num_values,
+            encoding,
+            statistics,
+            ..
+        } => format!(
+            "DATA_PAGE num_values={num_values} encoding={encoding:?} data[{}] stats={statistics:?}",
+            digest(buf)
+        ),
+        Page::DataPageV2 {
+            buf,
+            num_values,
+            encoding,
+            num_nulls,
+            num_rows,
+            def_levels_byte_len,
+            rep_levels_byte_len,
+            is_compressed,
+            statistics,
+        } => format!(
+            "DATA_PAGE_V2 num_values={num_values} nulls={num_nulls} rows={num_rows} encoding={encoding:?} \
+             def_len={def_levels_byte_len} rep_len={rep_levels_byte_len} compressed={is_compressed} \
+             data[{}] stats={statistics:?}",
+            digest(buf)
+        ),
+        Page::DictionaryPage {
+            buf,
+            num_values,
+            encoding,
+            is_sorted,
+        } => format!(
+            "DICTIONARY_PAGE num_values={num_values} encoding={encoding:?} sorted={is_sorted} data[{}]",
+            digest(buf)
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A recording in-memory PageStore
+// ---------------------------------------------------------------------------
+
+/// An in-memory [`PageStoreFactory`] that records the column index of every
+/// store it creates.
+#[derive(Debug, Default)]
+pub struct RecordingPageStoreFactory {
+    /// Column indices, in creation order.
+    pub created: Mutex<Vec<usize>>,
+}
+
+impl RecordingPageStoreFactory {
+    /// The recorded column indices.
+    pub fn created(&self) -> Vec<usize> {
+        self.created.lock().unwrap().clone()
+    }
+}
+
+/// The store made by [`RecordingPageStoreFactory`].
+#[derive(Default)]
+pub struct VecPageStore {
+    pages: Vec<Option<Bytes>>,
+}
+
+impl PageStore for VecPageStore {
+    fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
+        self.pages.push(Some(value));
+        Ok(PageKey::new(self.pages.len() as u64 - 1))
+    }
+
+    fn take(&mut self, key: PageKey) -> PqResult<Bytes> {
+        self.pages
+            .get_mut(key.get() as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| parquet::errors::ParquetError::General(format!("no page {key:?}")))
+    }
+}
+
+impl PageStoreFactory for RecordingPageStoreFactory {
+    fn create(&self, args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
+        self.created.lock().unwrap().push(args.column_index());
+        Ok(Box::new(VecPageStore::default()))
+    }
+}
+
+/// True if `msg` contains `n` as a whole number (not as part of a longer digit run).
+pub fn contains_number(msg: &str, n: usize) -> bool {
+    let needle = n.to_string();
+    let b = msg.as_bytes();
+    msg.match_indices(&needle).any(|(i, _)| {
+        let before = i == 0 || !b[i - 1].is_ascii_digit();
+        let after = i + needle.len() >= b.len() || !b[i + needle.len()].is_ascii_digit();
+        before && after
+    })
+}
