@@ -129,7 +129,9 @@ impl FlbaChunk {
         self,
         writer: &mut SerializedRowGroupWriter<'_, W>,
     ) -> Result<()> {
-        let close = self.close.update_dictionary_location(self.sink.dictionary_len)?;
+        let close = self
+            .close
+            .update_dictionary_location(self.sink.dictionary_len)?;
         let len = self.sink.length as u64;
         let reader = SpliceReader {
             pages: Mutex::new(Some(self.sink)),
@@ -196,9 +198,10 @@ impl Read for PageStream {
                 None => return Ok(0),
                 Some(Stored::Bytes(b)) => self.current = b,
                 Some(Stored::Key(key)) => {
-                    let store = self.store.as_mut().ok_or_else(|| {
-                        std::io::Error::other("page key without a page store")
-                    })?;
+                    let store = self
+                        .store
+                        .as_mut()
+                        .ok_or_else(|| std::io::Error::other("page key without a page store"))?;
                     self.current = store.take(key).map_err(std::io::Error::other)?;
                 }
             }

@@ -60,7 +60,9 @@ fn array_fits(field_type: &DataType, array: &ArrayRef) -> bool {
 pub fn compute_leaves(field: &Field, array: &ArrayRef) -> Result<Vec<ArrowLeafColumn>> {
     if is_flat_candidate(field.data_type()) && array_fits(field.data_type(), array) {
         let field: FieldRef = Arc::new(field.clone());
-        return Ok(vec![ArrowLeafColumn(LeafInner::Flat(flat_leaf(&field, array)))]);
+        return Ok(vec![ArrowLeafColumn(LeafInner::Flat(flat_leaf(
+            &field, array,
+        )))]);
     }
     Ok(upstream::compute_leaves(field, array)?
         .into_iter()
@@ -123,6 +125,10 @@ pub fn compute_leaves(field: &Field, array: &ArrayRef) -> Result<Vec<ArrowLeafCo
 /// ```
 pub struct ArrowColumnWriter(pub(crate) WriterInner);
 
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one writer per leaf per row group; boxing parquet's writer would only add an allocation"
+)]
 pub(crate) enum WriterInner {
     Flba(Box<FlbaColumnWriter>),
     Upstream(upstream::ArrowColumnWriter),

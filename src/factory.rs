@@ -120,7 +120,10 @@ impl ArrowRowGroupWriterFactory {
 
     /// Sets the [`PageStoreFactory`] that holds each column chunk's finished
     /// pages until the row group is written (default: in memory).
-    pub fn with_page_store_factory(mut self, page_store_factory: Arc<dyn PageStoreFactory>) -> Self {
+    pub fn with_page_store_factory(
+        mut self,
+        page_store_factory: Arc<dyn PageStoreFactory>,
+    ) -> Self {
         self.mode = match self.mode {
             Mode::Upstream(f) => Mode::Upstream(f.with_page_store_factory(page_store_factory)),
             Mode::Split {
@@ -192,7 +195,9 @@ impl ArrowRowGroupWriterFactory {
                 let mut out = Vec::with_capacity(self.columns.len());
                 for p in plan {
                     match p {
-                        FieldPlan::Fast { kind, leaf } => out.push(self.fast_writer(*kind, *leaf, None)?),
+                        FieldPlan::Fast { kind, leaf } => {
+                            out.push(self.fast_writer(*kind, *leaf, None)?)
+                        }
                         FieldPlan::Delegated { leaves } => {
                             for _ in 0..*leaves {
                                 let w = others.next().ok_or_else(|| {
@@ -216,13 +221,12 @@ impl ArrowRowGroupWriterFactory {
                     .lock()
                     .map_err(|_| ParquetError::General("page store lock poisoned".into()))?;
                 let all = routed.factory.create_column_writers(row_group_index)?;
-                let mut stores = std::mem::take(
-                    &mut *routed
-                        .stash
-                        .stores
-                        .lock()
-                        .map_err(|_| ParquetError::General("page store lock poisoned".into()))?,
-                );
+                let mut stores =
+                    std::mem::take(
+                        &mut *routed.stash.stores.lock().map_err(|_| {
+                            ParquetError::General("page store lock poisoned".into())
+                        })?,
+                    );
                 let mut all = all.into_iter().enumerate();
                 let mut out = Vec::with_capacity(self.columns.len());
                 for p in plan {
@@ -255,7 +259,8 @@ impl ArrowRowGroupWriterFactory {
         leaf: usize,
         store: Option<Box<dyn PageStore>>,
     ) -> Result<ArrowColumnWriter> {
-        let writer = FlbaColumnWriter::try_new(self.columns[leaf].clone(), &self.props, kind, store)?;
+        let writer =
+            FlbaColumnWriter::try_new(self.columns[leaf].clone(), &self.props, kind, store)?;
         Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
     }
 
@@ -363,7 +368,11 @@ fn plan_fields(
 
 /// The kind of a top-level field whose leaf can take the fast path: the
 /// descriptor must be what `parquet`'s schema converter makes of the field.
-fn fast_kind(field: &Field, descr: &ColumnDescriptor, _props: &WriterPropertiesPtr) -> Option<FlbaKind> {
+fn fast_kind(
+    field: &Field,
+    descr: &ColumnDescriptor,
+    _props: &WriterPropertiesPtr,
+) -> Option<FlbaKind> {
     let kind = FlbaKind::of(field.data_type())?;
     if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY
         || descr.max_rep_level() != 0
@@ -405,7 +414,10 @@ fn fast_kind(field: &Field, descr: &ColumnDescriptor, _props: &WriterPropertiesP
 
 /// A throw-away file writer over `root`, only used to build `parquet`
 /// factories whose column descriptors equal the real file's.
-fn dummy_writer(root: &TypePtr, props: &WriterPropertiesPtr) -> Result<SerializedFileWriter<std::io::Sink>> {
+fn dummy_writer(
+    root: &TypePtr,
+    props: &WriterPropertiesPtr,
+) -> Result<SerializedFileWriter<std::io::Sink>> {
     SerializedFileWriter::new(std::io::sink(), root.clone(), Arc::clone(props))
 }
 
@@ -427,7 +439,10 @@ fn delegated_factory(
     }
     if keep.len() == plan.len() {
         let w = dummy_writer(root, props)?;
-        return Ok(Some(upstream::ArrowRowGroupWriterFactory::new(&w, arrow_schema.clone())));
+        return Ok(Some(upstream::ArrowRowGroupWriterFactory::new(
+            &w,
+            arrow_schema.clone(),
+        )));
     }
     let fields: Vec<TypePtr> = keep.iter().map(|&i| root.get_fields()[i].clone()).collect();
     let sub_root = Arc::new(
@@ -442,7 +457,9 @@ fn delegated_factory(
         arrow_schema.metadata().clone(),
     ));
     let w = dummy_writer(&sub_root, props)?;
-    Ok(Some(upstream::ArrowRowGroupWriterFactory::new(&w, sub_arrow)))
+    Ok(Some(upstream::ArrowRowGroupWriterFactory::new(
+        &w, sub_arrow,
+    )))
 }
 
 /// Routes a user's page store factory: stores of fast leaves are kept for

@@ -8,12 +8,12 @@
 //! page or dictionary byte budget, in smaller windows. Pages are only cut
 //! between mini-batches, so the same cuts are needed for the same pages.
 
+use crate::chunk::{FlbaChunk, PageSink};
 use crate::page::{MiniBatchLevels, PageBuilder, ValueSource};
 use crate::values::{Extremes, FlbaKind, NativeValues};
-use crate::chunk::{FlbaChunk, PageSink};
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, downcast_run_array};
 use arrow_array::types::RunEndIndexType;
+use arrow_array::{Array, ArrayRef, downcast_run_array};
 use arrow_array::{Int32Array, RunArray};
 use arrow_buffer::NullBuffer;
 use arrow_buffer::bit_iterator::BitSliceIterator;
@@ -263,7 +263,10 @@ impl FlbaColumnWriter {
             if fits_page {
                 return None;
             }
-            (s.data_page_size_limit, self.builder.compresses_against_previous_value())
+            (
+                s.data_page_size_limit,
+                self.builder.compresses_against_previous_value(),
+            )
         };
         let values = count_values(levels, offset, chunk);
         if values == 0 {
@@ -324,16 +327,18 @@ impl FlbaColumnWriter {
                     len,
                     count: bits.slice(offset, len).count_set_bits(),
                 };
-                self.builder
-                    .write_mini_batch(len, MiniBatchLevels::Bitmap(bits.values(), bit_offset), &src)
+                self.builder.write_mini_batch(
+                    len,
+                    MiniBatchLevels::Bitmap(bits.values(), bit_offset),
+                    &src,
+                )
             }
         }
     }
 
     /// Heap bytes held by the writer.
     pub(crate) fn memory_size(&self) -> usize {
-        self.builder.memory_size()
-            + self.distinct.as_ref().map_or(0, |s| s.capacity() * 9)
+        self.builder.memory_size() + self.distinct.as_ref().map_or(0, |s| s.capacity() * 9)
     }
 
     /// `parquet`'s estimate of the chunk's encoded size so far.
@@ -377,7 +382,9 @@ fn window_end_for_values(
         Levels::Bitmap(nulls) => {
             let bits = nulls.inner();
             let mut seen = 0;
-            for (s, e) in BitSliceIterator::new(bits.values(), bits.offset() + offset + start, chunk - start) {
+            for (s, e) in
+                BitSliceIterator::new(bits.values(), bits.offset() + offset + start, chunk - start)
+            {
                 let run = e - s;
                 if seen + run >= max_values {
                     return start + s + (max_values - seen);
@@ -396,7 +403,11 @@ fn expand_run_end_encoded(array: &ArrayRef) -> Result<ArrayRef> {
         let indices: Int32Array = (0..run.len())
             .map(|i| run_ends.get_physical_index(i) as i32)
             .collect();
-        Ok(arrow_select::take::take(run.values().as_ref(), &indices, None)?)
+        Ok(arrow_select::take::take(
+            run.values().as_ref(),
+            &indices,
+            None,
+        )?)
     }
     downcast_run_array!(
         array => expand(array),
@@ -435,7 +446,8 @@ impl ValueSource for RangeValues<'_> {
     fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
         if extremes && self.values.tracks_extremes() {
             let mut e = Extremes::default();
-            self.values.convert_range(self.start, self.end, out, Some(&mut e));
+            self.values
+                .convert_range(self.start, self.end, out, Some(&mut e));
             e.positions()
         } else {
             self.values.convert_range(self.start, self.end, out, None);

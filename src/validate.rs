@@ -74,8 +74,7 @@ pub(crate) fn types_compatible(left: &DataType, right: &DataType) -> bool {
     match (left, right) {
         (DataType::Struct(l), DataType::Struct(r)) => {
             l.len() == r.len()
-                && l
-                    .iter()
+                && l.iter()
                     .zip(r)
                     .all(|(a, b)| types_compatible(a.data_type(), b.data_type()))
         }
@@ -252,7 +251,11 @@ fn expand_ree(array: &ArrayRef) -> Result<ArrayRef> {
         let indices: Int32Array = (0..run.len())
             .map(|i| ends.get_physical_index(i) as i32)
             .collect();
-        Ok(arrow_select::take::take(run.values().as_ref(), &indices, None)?)
+        Ok(arrow_select::take::take(
+            run.values().as_ref(),
+            &indices,
+            None,
+        )?)
     }
     downcast_run_array!(
         array => expand(array),
@@ -271,9 +274,7 @@ impl Node {
                 DataType::Dictionary(_, v) => is_leaf(v),
                 _ => true,
             };
-        if wrap
-            && let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() != 0)
-        {
+        if wrap && let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() != 0) {
             return Ok(Node::Required(nulls, field.name().clone(), Box::new(node)));
         }
         Ok(node)
@@ -401,7 +402,9 @@ impl Node {
         match self {
             Node::Required(nulls, name, child) => {
                 if let Some(index) = range.clone().find(|&i| nulls.is_null(i)) {
-                    return Err(format!("Found null at index {index} for required field '{name}'"));
+                    return Err(format!(
+                        "Found null at index {index} for required field '{name}'"
+                    ));
                 }
                 child.visit(range)
             }
@@ -496,7 +499,9 @@ impl NarrowDecimal {
         let bits = 8 * self.width as u32;
         let unfit = match self.array.data_type() {
             DataType::Decimal128(_, _) => {
-                let a = self.array.as_primitive::<arrow_array::types::Decimal128Type>();
+                let a = self
+                    .array
+                    .as_primitive::<arrow_array::types::Decimal128Type>();
                 let lo = -(1i128 << (bits - 1));
                 let hi = (1i128 << (bits - 1)) - 1;
                 range
@@ -505,7 +510,9 @@ impl NarrowDecimal {
                     .map(|i| (i, a.value(i).to_string()))
             }
             DataType::Decimal256(_, _) => {
-                let a = self.array.as_primitive::<arrow_array::types::Decimal256Type>();
+                let a = self
+                    .array
+                    .as_primitive::<arrow_array::types::Decimal256Type>();
                 let w = self.width;
                 let fits = |v: arrow_buffer::i256| {
                     let b = v.to_le_bytes();

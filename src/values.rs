@@ -20,8 +20,8 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
 use arrow_buffer::i256;
 use arrow_schema::{DataType, IntervalUnit};
-use std::mem::MaybeUninit;
 use parquet::errors::{ParquetError, Result};
+use std::mem::MaybeUninit;
 
 /// The Arrow types written as FIXED_LEN_BYTE_ARRAY.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,15 +111,21 @@ impl<'a> NativeValues<'a> {
                 }
                 a.value_data()
             }
-            FlbaKind::Decimal128 => {
-                primitive_bytes(array.as_primitive_opt::<Decimal128Type>().ok_or_else(|| type_error(kind, array))?)
-            }
-            FlbaKind::Decimal256 => {
-                primitive_bytes(array.as_primitive_opt::<Decimal256Type>().ok_or_else(|| type_error(kind, array))?)
-            }
-            FlbaKind::Float16 => {
-                primitive_bytes(array.as_primitive_opt::<Float16Type>().ok_or_else(|| type_error(kind, array))?)
-            }
+            FlbaKind::Decimal128 => primitive_bytes(
+                array
+                    .as_primitive_opt::<Decimal128Type>()
+                    .ok_or_else(|| type_error(kind, array))?,
+            ),
+            FlbaKind::Decimal256 => primitive_bytes(
+                array
+                    .as_primitive_opt::<Decimal256Type>()
+                    .ok_or_else(|| type_error(kind, array))?,
+            ),
+            FlbaKind::Float16 => primitive_bytes(
+                array
+                    .as_primitive_opt::<Float16Type>()
+                    .ok_or_else(|| type_error(kind, array))?,
+            ),
             FlbaKind::IntervalYearMonth => primitive_bytes(
                 array
                     .as_primitive_opt::<IntervalYearMonthType>()
@@ -440,7 +446,11 @@ mod tests {
         v.convert_range(0, 2, &mut out, None);
         let mut expected = vec![0xFF; 9];
         expected.push(0xFE);
-        expected.extend_from_slice(&[0, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A][1..]);
+        expected.extend_from_slice(
+            &[
+                0, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A,
+            ][1..],
+        );
         assert_eq!(out, expected);
 
         let b = Decimal256Array::from(vec![i256::from_i128(-3)]);
@@ -468,7 +478,8 @@ mod tests {
 
     #[test]
     fn fixed_size_binary_is_borrowed() {
-        let a = FixedSizeBinaryArray::try_from_iter([[1u8, 2], [3, 4], [5, 6]].into_iter()).unwrap();
+        let a =
+            FixedSizeBinaryArray::try_from_iter([[1u8, 2], [3, 4], [5, 6]].into_iter()).unwrap();
         let a = a.slice(1, 2);
         let v = NativeValues::new(FlbaKind::FixedSizeBinary, 2, &a).unwrap();
         assert_eq!(v.borrow(0, 2).unwrap(), &[3, 4, 5, 6]);

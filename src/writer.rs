@@ -130,7 +130,11 @@ pub struct ArrowWriter<W: Write> {
 enum Inner<W: Write> {
     Own(Box<OwnWriter<W>>),
     /// Content-defined chunking: the whole file through `parquet`.
-    Upstream(Box<upstream::ArrowWriter<W>>, SchemaRef, Option<Arc<dyn PageStoreFactory>>),
+    Upstream(
+        Box<upstream::ArrowWriter<W>>,
+        SchemaRef,
+        Option<Arc<dyn PageStoreFactory>>,
+    ),
 }
 
 struct OwnWriter<W: Write> {
@@ -152,7 +156,10 @@ struct RowGroup {
 
 impl RowGroup {
     fn estimated_bytes(&self) -> usize {
-        self.writers.iter().map(|w| w.get_estimated_total_bytes()).sum()
+        self.writers
+            .iter()
+            .map(|w| w.get_estimated_total_bytes())
+            .sum()
     }
 }
 
@@ -162,7 +169,10 @@ impl<W: Write + Send> std::fmt::Debug for ArrowWriter<W> {
             Inner::Own(w) => f
                 .debug_struct("ArrowWriter")
                 .field("writer", &w.writer)
-                .field("in_progress_size", &format_args!("{} bytes", self.in_progress_size()))
+                .field(
+                    "in_progress_size",
+                    &format_args!("{} bytes", self.in_progress_size()),
+                )
                 .field("in_progress_rows", &self.in_progress_rows())
                 .field("arrow_schema", &w.arrow_schema)
                 .field("max_row_group_row_count", &w.max_row_group_row_count)
@@ -434,7 +444,9 @@ impl<W: Write + Send> OwnWriter<W> {
             let buffered_rows = in_progress.buffered_rows;
 
             let mut split_at = match self.max_row_group_row_count {
-                Some(max) if buffered_rows + remaining.num_rows() > max => Some(max - buffered_rows),
+                Some(max) if buffered_rows + remaining.num_rows() > max => {
+                    Some(max - buffered_rows)
+                }
                 _ => None,
             };
             let candidate = split_at.unwrap_or_else(|| remaining.num_rows());
@@ -505,7 +517,13 @@ impl<W: Write + Send> OwnWriter<W> {
         }
         let writers = &self.in_progress.as_ref().unwrap().writers;
         let plan = self.factory.plan().unwrap();
-        for ((field, array), p) in self.arrow_schema.fields().iter().zip(batch.columns()).zip(plan) {
+        for ((field, array), p) in self
+            .arrow_schema
+            .fields()
+            .iter()
+            .zip(batch.columns())
+            .zip(plan)
+        {
             if let FieldPlan::Fast { leaf, .. } = p {
                 writers[*leaf].validate_flat(&flat_leaf(field, array))?;
             }
@@ -518,7 +536,13 @@ impl<W: Write + Send> OwnWriter<W> {
     fn write_row_group_part(&mut self, part: &RecordBatch) -> Result<()> {
         let plan = self.factory.plan();
         let mut leaves: Vec<ArrowLeafColumn> = Vec::new();
-        for (i, (field, array)) in self.arrow_schema.fields().iter().zip(part.columns()).enumerate() {
+        for (i, (field, array)) in self
+            .arrow_schema
+            .fields()
+            .iter()
+            .zip(part.columns())
+            .enumerate()
+        {
             match plan.map(|p| &p[i]) {
                 Some(FieldPlan::Fast { .. }) => {
                     leaves.push(ArrowLeafColumn(LeafInner::Flat(flat_leaf(field, array))))

@@ -153,7 +153,9 @@ impl DeltaByteArray {
 
     /// `parquet`'s size estimate: completed length blocks plus suffix bytes.
     pub(crate) fn estimated_size(&self) -> usize {
-        self.prefix_lengths.completed_len() + self.suffix_lengths.completed_len() + self.suffixes.len()
+        self.prefix_lengths.completed_len()
+            + self.suffix_lengths.completed_len()
+            + self.suffixes.len()
     }
 
     /// Bytes held by the encoder's buffers.
@@ -244,7 +246,11 @@ mod tests {
                 }
                 let mut out = Vec::new();
                 ours.finish_into(&mut out);
-                assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "case {case} page {page}");
+                assert_eq!(
+                    out,
+                    up.flush_buffer().unwrap().to_vec(),
+                    "case {case} page {page}"
+                );
             }
         }
     }

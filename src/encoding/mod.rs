@@ -23,7 +23,7 @@ pub(crate) enum Fallback {
     /// BYTE_STREAM_SPLIT: buffered plain, transposed when the page is cut.
     ByteStreamSplit(Vec<u8>),
     /// DELTA_BYTE_ARRAY.
-    DeltaByteArray(DeltaByteArray),
+    DeltaByteArray(Box<DeltaByteArray>),
 }
 
 impl Fallback {
@@ -37,7 +37,9 @@ impl Fallback {
         Ok(match encoding {
             Encoding::PLAIN => Self::Plain(Vec::new()),
             Encoding::BYTE_STREAM_SPLIT => Self::ByteStreamSplit(Vec::new()),
-            Encoding::DELTA_BYTE_ARRAY => Self::DeltaByteArray(DeltaByteArray::new(width, options)),
+            Encoding::DELTA_BYTE_ARRAY => {
+                Self::DeltaByteArray(Box::new(DeltaByteArray::new(width, options)))
+            }
             other => {
                 return Err(ParquetError::NYI(format!(
                     "Encoding {other} is not supported for FIXED_LEN_BYTE_ARRAY columns"
@@ -232,9 +234,8 @@ mod tests {
                 .chunks_exact(width)
                 .map(|v| FixedLenByteArray::from(v.to_vec()))
                 .collect();
-            let mut up = VariableWidthByteStreamSplitEncoder::<FixedLenByteArrayType>::new(
-                width as i32,
-            );
+            let mut up =
+                VariableWidthByteStreamSplitEncoder::<FixedLenByteArrayType>::new(width as i32);
             up.put(&flba).unwrap();
             let mut ours = Fallback::ByteStreamSplit(Vec::new());
             ours.put(&values);

@@ -71,7 +71,7 @@ impl RleEncoder {
             self.current = value;
         }
         self.pending.push(value);
-        if self.pending.len() % GROUP == 0 {
+        if self.pending.len().is_multiple_of(GROUP) {
             self.commit_group();
         }
     }
@@ -99,7 +99,10 @@ impl RleEncoder {
                 i += run;
                 continue;
             }
-            if self.repeat == 0 && self.pending.len() % GROUP == 0 && values.len() - i >= GROUP {
+            if self.repeat == 0
+                && self.pending.len().is_multiple_of(GROUP)
+                && values.len() - i >= GROUP
+            {
                 // Group-aligned with no run being counted: decide a whole group.
                 let group = &values[i..i + GROUP];
                 i += GROUP;
@@ -161,8 +164,7 @@ impl RleEncoder {
     pub(crate) fn finish_into(&mut self, dst: &mut Vec<u8>) {
         if !self.pending.is_empty() || self.repeat > 0 {
             let tail = self.pending.len() % GROUP;
-            let all_repeat =
-                self.pending.len() == tail && (self.repeat == tail || tail == 0);
+            let all_repeat = self.pending.len() == tail && (self.repeat == tail || tail == 0);
             if self.repeat > 0 && all_repeat {
                 self.write_rle_run();
             } else {
@@ -214,7 +216,11 @@ pub(crate) fn pack_bits(out: &mut Vec<u8>, values: &[u32], bit_width: u8) {
         }
         return;
     }
-    let mask: u64 = if bw == 32 { u32::MAX as u64 } else { (1u64 << bw) - 1 };
+    let mask: u64 = if bw == 32 {
+        u32::MAX as u64
+    } else {
+        (1u64 << bw) - 1
+    };
     let mut acc: u64 = 0;
     let mut bits: u32 = 0;
     for &v in values {
@@ -297,7 +303,11 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(7);
         for case in 0..2000 {
             let bit_width: u8 = rng.random_range(0..=20);
-            let max = if bit_width == 0 { 0 } else { (1u64 << bit_width) - 1 } as u32;
+            let max = if bit_width == 0 {
+                0
+            } else {
+                (1u64 << bit_width) - 1
+            } as u32;
             let n = rng.random_range(0..1200);
             let mut values = Vec::with_capacity(n);
             while values.len() < n {
@@ -313,7 +323,11 @@ mod tests {
             }
             let expected = upstream(bit_width, &values);
             assert_eq!(ours_put(bit_width, &values), expected, "put case {case}");
-            assert_eq!(ours_slice(bit_width, &values), expected, "slice case {case}");
+            assert_eq!(
+                ours_slice(bit_width, &values),
+                expected,
+                "slice case {case}"
+            );
             assert_eq!(ours_runs(bit_width, &values), expected, "runs case {case}");
         }
     }

@@ -41,7 +41,9 @@ impl BloomFilter {
         }
         let filter = match &mut self.filter {
             Some(f) => f,
-            None => self.filter.insert(Sbbf::new_with_ndv_fpp(self.ndv, self.fpp)?),
+            None => self
+                .filter
+                .insert(Sbbf::new_with_ndv_fpp(self.ndv, self.fpp)?),
         };
         for value in values.chunks_exact(width) {
             filter.insert(value);

@@ -195,16 +195,18 @@ mod tests {
     use super::*;
     use bytes::Bytes;
     use parquet::column::page::{CompressedPage, Page, PageWriter};
+    use parquet::data_type::FixedLenByteArray;
     use parquet::file::statistics::{Statistics, ValueStatistics};
     use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
-    use parquet::data_type::FixedLenByteArray;
 
     fn upstream(page: Page, uncompressed: usize) -> Vec<u8> {
         let mut sink = TrackedWrite::new(Vec::new());
         let len = page.buffer().len();
         {
             let mut writer = SerializedPageWriter::new(&mut sink);
-            writer.write_page(CompressedPage::new(page, uncompressed)).unwrap();
+            writer
+                .write_page(CompressedPage::new(page, uncompressed))
+                .unwrap();
         }
         let mut bytes = sink.into_inner().unwrap();
         bytes.truncate(bytes.len() - len);

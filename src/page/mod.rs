@@ -27,8 +27,7 @@ use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
 use parquet::data_type::FixedLenByteArray;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::{
-    ColumnChunkMetaData, ColumnIndexBuilder, LevelHistogram, OffsetIndexBuilder,
-    PageEncodingStats,
+    ColumnChunkMetaData, ColumnIndexBuilder, LevelHistogram, OffsetIndexBuilder, PageEncodingStats,
 };
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::file::statistics::{Statistics, ValueStatistics};
@@ -424,7 +423,10 @@ impl PageBuilder {
         let s = &self.s;
         // Page header statistics, truncated like chunk statistics.
         let header_stats = (page_stats && s.page_header_statistics).then(|| {
-            let (min, max) = (self.page_min_max.min().unwrap(), self.page_min_max.max().unwrap());
+            let (min, max) = (
+                self.page_min_max.min().unwrap(),
+                self.page_min_max.max().unwrap(),
+            );
             if s.truncatable {
                 let (min, min_t) = truncate_min(min, s.statistics_truncate_length);
                 let (max, max_t) = truncate_max(max, s.statistics_truncate_length);
@@ -434,16 +436,19 @@ impl PageBuilder {
                 (min.to_vec(), max.to_vec(), true, true, nans)
             }
         });
-        let statistics = header_stats
-            .as_ref()
-            .map(|(min, max, min_exact, max_exact, nan_count)| PageStatistics {
-                null_count: self.page_nulls as i64,
-                min,
-                max,
-                min_exact: *min_exact,
-                max_exact: *max_exact,
-                nan_count: *nan_count,
-            });
+        let statistics =
+            header_stats
+                .as_ref()
+                .map(
+                    |(min, max, min_exact, max_exact, nan_count)| PageStatistics {
+                        null_count: self.page_nulls as i64,
+                        min,
+                        max,
+                        min_exact: *min_exact,
+                        max_exact: *max_exact,
+                        nan_count: *nan_count,
+                    },
+                );
 
         // Levels (V1: with a 4-byte length prefix), then the values.
         self.levels.clear();
@@ -574,16 +579,23 @@ impl PageBuilder {
             } else if !page_stats {
                 self.column_index.to_invalid();
             } else {
-                let (min, max) = (self.page_min_max.min().unwrap(), self.page_min_max.max().unwrap());
-                if let (Some(last_min), Some(last_max)) = (self.last_page.min(), self.last_page.max()) {
+                let (min, max) = (
+                    self.page_min_max.min().unwrap(),
+                    self.page_min_max.max().unwrap(),
+                );
+                if let (Some(last_min), Some(last_max)) =
+                    (self.last_page.min(), self.last_page.max())
+                {
                     use std::cmp::Ordering::Greater;
                     if self.ascending
-                        && (s.order.cmp(last_min, min) == Greater || s.order.cmp(last_max, max) == Greater)
+                        && (s.order.cmp(last_min, min) == Greater
+                            || s.order.cmp(last_max, max) == Greater)
                     {
                         self.ascending = false;
                     }
                     if self.descending
-                        && (s.order.cmp(min, last_min) == Greater || s.order.cmp(max, last_max) == Greater)
+                        && (s.order.cmp(min, last_min) == Greater
+                            || s.order.cmp(max, last_max) == Greater)
                     {
                         self.descending = false;
                     }
@@ -670,16 +682,24 @@ impl PageBuilder {
 
         let has_plain_data_page = self.encoding_stats.iter().any(|e| {
             matches!(e.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
-                && !matches!(e.encoding, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY)
+                && !matches!(
+                    e.encoding,
+                    Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+                )
         });
         let keep_bloom = self.s.bloom_filter_for_dictionary_chunks || has_plain_data_page;
-        let bloom_filter = self.bloom.take().map(BloomFilter::finish).filter(|_| keep_bloom);
+        let bloom_filter = self
+            .bloom
+            .take()
+            .map(BloomFilter::finish)
+            .filter(|_| keep_bloom);
 
-        self.column_index.set_boundary_order(match (self.ascending, self.descending) {
-            (true, _) => BoundaryOrder::ASCENDING,
-            (false, true) => BoundaryOrder::DESCENDING,
-            (false, false) => BoundaryOrder::UNORDERED,
-        });
+        self.column_index
+            .set_boundary_order(match (self.ascending, self.descending) {
+                (true, _) => BoundaryOrder::ASCENDING,
+                (false, true) => BoundaryOrder::DESCENDING,
+                (false, false) => BoundaryOrder::UNORDERED,
+            });
         let column_index = match self.column_index.valid() {
             true => Some(self.column_index.build()?),
             false => None,

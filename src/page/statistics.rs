@@ -327,12 +327,24 @@ mod tests {
             };
             let n = rng.random_range(1..50);
             let values: Vec<u8> = (0..n * width)
-                .map(|_| *[0u8, 1, 0x7C, 0x7E, 0x80, 0xFC, 0xFE, 0xFF].get(rng.random_range(0..8)).unwrap())
+                .map(|_| {
+                    *[0u8, 1, 0x7C, 0x7E, 0x80, 0xFC, 0xFE, 0xFF]
+                        .get(rng.random_range(0..8))
+                        .unwrap()
+                })
                 .collect();
             let (lo, hi, nans) = batch_min_max(order, &values, width).unwrap();
             let (nmin, nmax, nnans) = naive(order, &values, width).unwrap();
-            assert_eq!(&values[lo * width..(lo + 1) * width], nmin.as_slice(), "case {case}");
-            assert_eq!(&values[hi * width..(hi + 1) * width], nmax.as_slice(), "case {case}");
+            assert_eq!(
+                &values[lo * width..(lo + 1) * width],
+                nmin.as_slice(),
+                "case {case}"
+            );
+            assert_eq!(
+                &values[hi * width..(hi + 1) * width],
+                nmax.as_slice(),
+                "case {case}"
+            );
             assert_eq!(nans, nnans);
         }
     }
@@ -353,7 +365,10 @@ mod tests {
         assert_eq!(truncate_min(&[1, 2, 3], Some(2)), (vec![1, 2], true));
         assert_eq!(truncate_max(&[1, 2, 3], Some(2)), (vec![1, 3], true));
         assert_eq!(truncate_max(&[1, 0xFF, 3], Some(2)), (vec![2, 0], true));
-        assert_eq!(truncate_max(&[0xFF, 0xFF, 3], Some(2)), (vec![0xFF, 0xFF, 3], false));
+        assert_eq!(
+            truncate_max(&[0xFF, 0xFF, 3], Some(2)),
+            (vec![0xFF, 0xFF, 3], false)
+        );
         assert_eq!(truncate_max(&[1, 2], Some(2)), (vec![1, 2], false));
         assert_eq!(truncate_max(&[1, 2], None), (vec![1, 2], false));
     }

@@ -1,0 +1,157 @@
+//! Write throughput: upstream `parquet::arrow::ArrowWriter` (parquet 60.1.0)
+//! against `parquet_flba::ArrowWriter`, on the same batch in the same run.
+//!
+//! # What is measured
+//!
+//! One benchmark group per workload × configuration, named
+//! `<workload>/<config>`, each with one function per writer:
+//!
+//! ```text
+//! decimal_nonnull/default/parquet         parquet::arrow::ArrowWriter
+//! decimal_nonnull/default/parquet-flba    parquet_flba::ArrowWriter
+//! decimal_nonnull/plain_nostats/memcpy    reference copy of the value bytes
+//! setup/default/parquet                   500 files × 1,000 rows (mixed schema)
+//! ```
+//!
+//! An iteration is one whole file: `try_new` into a pre-allocated `Vec<u8>`
+//! (cleared, capacity reused, so no page faults are timed), `write(&batch)`,
+//! `close()`. Batches are built once per workload, outside the timing
+//! (1,048,576 rows each; see `benches/workloads/mod.rs` for the generators and
+//! the writer configurations). Throughput is in value bytes: the non-null
+//! values as Parquet stores them (FLBA width × non-null count; for mixed tables
+//! every column's raw value bytes).
+//!
+//! `memcpy` (only in the `plain_nostats` groups) copies the same value bytes
+//! into a pre-allocated buffer, byte-swapping decimals to big-endian truncated
+//! to the column width: a floor for any writer, so ratios to it can be quoted.
+//!
+//! The figure that counts is the ratio between the two writers of a group; do
+//! not read much into differences under ~10% on a noisy machine.
+//!
+//! # How to run
+//!
+//! ```text
+//! cargo bench --bench write -- --list                  # every benchmark ID
+//! cargo bench --bench write                            # everything: 107 functions, ~10 min
+//! cargo bench --bench write -- 'decimal_nonnull/'      # one workload, all configs
+//! cargo bench --bench write -- 'decimal_nonnull/default|fsb/default'   # one regex
+//! cargo bench --bench write -- '/zstd/'                # one config, all workloads
+//! cargo bench --bench write -- 'plain_nostats'         # includes the memcpy references
+//! cargo bench --bench write -- 'setup/'
+//! ```
+//!
+//! Defaults are set for a 2-core noisy machine: 10 samples, flat sampling,
+//! 1 s warm-up and 3 s measurement per function (criterion stretches the
+//! measurement when 10 iterations take longer than that). Criterion's own
+//! flags override them, e.g. `-- --sample-size 20 --measurement-time 10`.
+//! Set `CARGO_TARGET_DIR` to keep bench builds apart from other builds.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode, Throughput, criterion_main};
+
+mod workloads;
+
+use workloads::{
+    CONFIG_NAMES, DEFAULT_ROWS, SETUP_FILES, SETUP_ROWS, WORKLOADS, Writer, config, reference_copy,
+    setup_batches, value_bytes, write_file,
+};
+
+/// Capacity to reserve for one output file of `value_bytes` value bytes.
+fn sink_capacity(value_bytes: u64) -> usize {
+    value_bytes as usize + value_bytes as usize / 4 + (4 << 20)
+}
+
+/// Every workload × configuration: both writers, plus `memcpy` for `plain_nostats`.
+fn bench_workloads(c: &mut Criterion) {
+    for workload in &WORKLOADS {
+        let batch = workload.build(DEFAULT_ROWS);
+        let schema = batch.schema();
+        let bytes = value_bytes(&batch);
+        let mut sink = Vec::with_capacity(sink_capacity(bytes));
+
+        for config_name in CONFIG_NAMES {
+            let props = config(config_name).expect("known configuration");
+            let mut group = c.benchmark_group(format!("{}/{config_name}", workload.name));
+            group
+                .throughput(Throughput::Bytes(bytes))
+                .sampling_mode(SamplingMode::Flat);
+            for writer in Writer::BOTH {
+                group.bench_function(writer.name(), |b| {
+                    b.iter(|| {
+                        sink.clear();
+                        write_file(
+                            writer,
+                            &mut sink,
+                            schema.clone(),
+                            std::slice::from_ref(&batch),
+                            props.clone(),
+                        )
+                        .expect("write succeeds");
+                        black_box(sink.len())
+                    })
+                });
+            }
+            if config_name == "plain_nostats" {
+                let mut out = Vec::new();
+                reference_copy(&batch, &mut out); // sizes and faults `out` once
+                group.bench_function("memcpy", |b| {
+                    b.iter(|| black_box(reference_copy(black_box(&batch), &mut out)))
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+/// Per-file overhead: 500 small files of 1,000 rows, default configuration.
+fn bench_setup(c: &mut Criterion) {
+    let batches = setup_batches(SETUP_FILES, SETUP_ROWS);
+    let schema = batches[0].schema();
+    let bytes: u64 = batches.iter().map(value_bytes).sum();
+    let props = config("default").expect("known configuration");
+    let mut sink = Vec::with_capacity(sink_capacity(bytes / SETUP_FILES as u64));
+
+    let mut group = c.benchmark_group("setup/default");
+    group
+        .throughput(Throughput::Bytes(bytes))
+        .sampling_mode(SamplingMode::Flat);
+    for writer in Writer::BOTH {
+        group.bench_function(writer.name(), |b| {
+            b.iter(|| {
+                for batch in &batches {
+                    sink.clear();
+                    write_file(
+                        writer,
+                        &mut sink,
+                        schema.clone(),
+                        std::slice::from_ref(batch),
+                        props.clone(),
+                    )
+                    .expect("write succeeds");
+                    black_box(sink.len());
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Defaults for a small noisy machine; command-line flags override them.
+fn criterion_config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+}
+
+mod harness {
+    use super::{bench_setup, bench_workloads, criterion_config};
+    criterion::criterion_group! {
+        name = benches;
+        config = criterion_config();
+        targets = bench_workloads, bench_setup
+    }
+}
+criterion_main!(harness::benches);
