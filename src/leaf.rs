@@ -336,9 +336,11 @@ impl FlbaColumnWriter {
         }
     }
 
-    /// Heap bytes held by the writer.
+    /// Heap bytes held by the writer, including the (boxed) writer itself.
     pub(crate) fn memory_size(&self) -> usize {
-        self.builder.memory_size() + self.distinct.as_ref().map_or(0, |s| s.capacity() * 9)
+        std::mem::size_of::<Self>()
+            + self.builder.memory_size()
+            + self.distinct.as_ref().map_or(0, |s| s.capacity() * 9)
     }
 
     /// `parquet`'s estimate of the chunk's encoded size so far.

@@ -96,8 +96,32 @@ impl Dictionary {
         let (chunks, _) = values.as_chunks::<W>();
         for value in chunks {
             let hash = hash_fixed::<W>(value);
-            let key = self.intern(value, hash);
+            let key = self.intern_fixed::<W>(value, hash);
             self.indices.push(key);
+        }
+    }
+
+    #[inline(always)]
+    fn intern_fixed<const W: usize>(&mut self, value: &[u8; W], hash: u32) -> u32 {
+        if self.len * 2 >= self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        loop {
+            let slot = self.slots[pos];
+            if slot == 0 {
+                return self.insert_at(pos, value, hash);
+            }
+            let key = slot - 1;
+            if self.hashes[key as usize] == hash {
+                let start = key as usize * W;
+                let stored: &[u8; W] = self.values[start..start + W].try_into().unwrap();
+                if stored == value {
+                    return key;
+                }
+            }
+            pos = (pos + 1) & mask;
         }
     }
 
@@ -111,12 +135,7 @@ impl Dictionary {
         loop {
             let slot = self.slots[pos];
             if slot == 0 {
-                let key = self.len as u32;
-                self.slots[pos] = key + 1;
-                self.hashes.push(hash);
-                self.values.extend_from_slice(value);
-                self.len += 1;
-                return key;
+                return self.insert_at(pos, value, hash);
             }
             let key = slot - 1;
             if self.hashes[key as usize] == hash {
@@ -127,6 +146,16 @@ impl Dictionary {
             }
             pos = (pos + 1) & mask;
         }
+    }
+
+    #[inline(always)]
+    fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
+        let key = self.len as u32;
+        self.slots[pos] = key + 1;
+        self.hashes.push(hash);
+        self.values.extend_from_slice(value);
+        self.len += 1;
+        key
     }
 
     fn grow(&mut self) {

@@ -15,13 +15,21 @@ const GROUP: usize = 8;
 const MAX_GROUPS: usize = 64;
 
 /// Streaming RLE / bit-packing hybrid encoder for values of up to 32 bits.
+///
+/// The open bit-packed run is kept as packed groups (`bit_width` bytes per
+/// group of eight) plus a partial group of up to seven values, so whole
+/// groups — e.g. a byte of a validity bitmap at bit width 1 — are packed once.
 #[derive(Debug)]
 pub(crate) struct RleEncoder {
     bit_width: u8,
     /// Bytes of the closed runs.
     out: Vec<u8>,
-    /// Values of the open bit-packed run, including a partial trailing group.
-    pending: Vec<u32>,
+    /// Packed full groups of the open bit-packed run.
+    packed: Vec<u8>,
+    groups: usize,
+    /// The open group.
+    partial: [u32; GROUP],
+    partial_len: usize,
     current: u32,
     repeat: usize,
 }
@@ -33,7 +41,10 @@ impl RleEncoder {
         Self {
             bit_width,
             out: Vec::new(),
-            pending: Vec::new(),
+            packed: Vec::new(),
+            groups: 0,
+            partial: [0; GROUP],
+            partial_len: 0,
             current: 0,
             repeat: 0,
         }
@@ -47,12 +58,12 @@ impl RleEncoder {
 
     /// True if no value has been put since the last [`Self::finish_into`].
     pub(crate) fn is_empty(&self) -> bool {
-        self.out.is_empty() && self.pending.is_empty() && self.repeat == 0
+        self.out.is_empty() && self.groups == 0 && self.partial_len == 0 && self.repeat == 0
     }
 
     /// Bytes held by the encoder's buffers.
     pub(crate) fn memory_size(&self) -> usize {
-        self.out.capacity() + self.pending.capacity() * 4
+        self.out.capacity() + self.packed.capacity()
     }
 
     /// Encodes one value.
@@ -70,8 +81,9 @@ impl RleEncoder {
             self.repeat = 1;
             self.current = value;
         }
-        self.pending.push(value);
-        if self.pending.len().is_multiple_of(GROUP) {
+        self.partial[self.partial_len] = value;
+        self.partial_len += 1;
+        if self.partial_len == GROUP {
             self.commit_group();
         }
     }
@@ -87,6 +99,33 @@ impl RleEncoder {
         self.repeat += count;
     }
 
+    /// Whether a whole group can be decided at once: group-aligned and no
+    /// run being counted.
+    #[inline]
+    fn at_group_boundary(&self) -> bool {
+        self.repeat == 0 && self.partial_len == 0
+    }
+
+    /// A whole group that repeats one value starts an RLE run.
+    #[inline]
+    fn start_rle_group(&mut self, value: u32) {
+        if self.groups > 0 {
+            self.write_bit_packed_run();
+        }
+        self.current = value;
+        self.repeat = GROUP;
+    }
+
+    /// A whole mixed group joins the bit-packed run.
+    #[inline]
+    fn push_packed_group(&mut self, last: u32) {
+        self.groups += 1;
+        self.current = last;
+        if self.groups + 1 >= MAX_GROUPS {
+            self.write_bit_packed_run();
+        }
+    }
+
     /// Encodes a slice of values.
     pub(crate) fn put_slice(&mut self, values: &[u32]) {
         let mut i = 0;
@@ -99,26 +138,14 @@ impl RleEncoder {
                 i += run;
                 continue;
             }
-            if self.repeat == 0
-                && self.pending.len().is_multiple_of(GROUP)
-                && values.len() - i >= GROUP
-            {
-                // Group-aligned with no run being counted: decide a whole group.
-                let group = &values[i..i + GROUP];
+            if self.at_group_boundary() && values.len() - i >= GROUP {
+                let group: &[u32; GROUP] = values[i..i + GROUP].try_into().unwrap();
                 i += GROUP;
-                let first = group[0];
-                if group.iter().all(|&x| x == first) {
-                    if !self.pending.is_empty() {
-                        self.write_bit_packed_run();
-                    }
-                    self.current = first;
-                    self.repeat = GROUP;
+                if group.iter().all(|&x| x == group[0]) {
+                    self.start_rle_group(group[0]);
                 } else {
-                    self.pending.extend_from_slice(group);
-                    self.current = group[GROUP - 1];
-                    if self.pending.len() / GROUP + 1 >= MAX_GROUPS {
-                        self.write_bit_packed_run();
-                    }
+                    pack_bits(&mut self.packed, group, self.bit_width);
+                    self.push_packed_group(group[GROUP - 1]);
                 }
                 continue;
             }
@@ -127,16 +154,73 @@ impl RleEncoder {
         }
     }
 
+    /// Encodes `len` one-bit values read from `bits` starting at bit
+    /// `offset` (least-significant bit first): a validity bitmap as
+    /// definition levels 0 and 1. The encoder's bit width must be 1.
+    pub(crate) fn put_bits(&mut self, bits: &[u8], offset: usize, len: usize) {
+        debug_assert_eq!(self.bit_width, 1);
+        let bit = |i: usize| ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) as u32;
+        let mut i = 0;
+        while i < len {
+            if self.repeat >= GROUP {
+                let run = same_bits(bits, offset + i, len - i, self.current);
+                self.repeat += run;
+                i += run;
+                if i < len {
+                    // The run ends here. Closing it now and deciding the next
+                    // value as part of a fresh group is what `put` would do.
+                    self.write_rle_run();
+                }
+                continue;
+            } else if self.at_group_boundary() && len - i >= GROUP {
+                let byte = read_byte(bits, offset + i);
+                i += GROUP;
+                match byte {
+                    0x00 => self.start_rle_group(0),
+                    0xFF => self.start_rle_group(1),
+                    _ => {
+                        self.packed.push(byte);
+                        self.push_packed_group((byte >> 7) as u32);
+                    }
+                }
+                continue;
+            } else if self.partial_len > 0 && len - i >= GROUP - self.partial_len {
+                // Complete the open group at once: afterwards `current` is its
+                // last value and `repeat` the length of its trailing run.
+                let k = GROUP - self.partial_len;
+                for j in 0..k {
+                    self.partial[self.partial_len + j] = bit(i + j);
+                }
+                i += k;
+                self.partial_len = GROUP;
+                let last = self.partial[GROUP - 1];
+                self.repeat = self
+                    .partial
+                    .iter()
+                    .rev()
+                    .take_while(|&&v| v == last)
+                    .count();
+                self.current = last;
+                self.commit_group();
+                continue;
+            }
+            self.put(bit(i));
+            i += 1;
+        }
+    }
+
     fn commit_group(&mut self) {
+        self.partial_len = 0;
         if self.repeat >= GROUP {
             // The group is one repeated value: it becomes an RLE run.
-            self.pending.truncate(self.pending.len() - GROUP);
-            if !self.pending.is_empty() {
+            if self.groups > 0 {
                 self.write_bit_packed_run();
             }
             return;
         }
-        if self.pending.len() / GROUP + 1 >= MAX_GROUPS {
+        pack_bits(&mut self.packed, &self.partial, self.bit_width);
+        self.groups += 1;
+        if self.groups + 1 >= MAX_GROUPS {
             self.write_bit_packed_run();
         }
         self.repeat = 0;
@@ -147,41 +231,80 @@ impl RleEncoder {
         let bytes = (self.bit_width as usize).div_ceil(8);
         self.out
             .extend_from_slice(&self.current.to_le_bytes()[..bytes]);
-        self.pending.clear();
+        self.packed.clear();
+        self.groups = 0;
+        self.partial_len = 0;
         self.repeat = 0;
     }
 
     fn write_bit_packed_run(&mut self) {
-        debug_assert_eq!(self.pending.len() % GROUP, 0);
-        let groups = self.pending.len() / GROUP;
-        self.out.push(((groups << 1) | 1) as u8);
-        pack_bits(&mut self.out, &self.pending, self.bit_width);
-        self.pending.clear();
+        self.out.push(((self.groups << 1) | 1) as u8);
+        self.out.extend_from_slice(&self.packed);
+        self.packed.clear();
+        self.groups = 0;
     }
 
     /// Flushes the open run, appends the encoded bytes to `dst` and resets the
     /// encoder for the next page (keeping its buffers).
     pub(crate) fn finish_into(&mut self, dst: &mut Vec<u8>) {
-        if !self.pending.is_empty() || self.repeat > 0 {
-            let tail = self.pending.len() % GROUP;
-            let all_repeat = self.pending.len() == tail && (self.repeat == tail || tail == 0);
+        if self.groups > 0 || self.partial_len > 0 || self.repeat > 0 {
+            let tail = self.partial_len;
+            let all_repeat = self.groups == 0 && (self.repeat == tail || tail == 0);
             if self.repeat > 0 && all_repeat {
                 self.write_rle_run();
             } else {
                 if tail > 0 {
-                    self.pending.resize(self.pending.len() + GROUP - tail, 0);
+                    self.partial[tail..].fill(0);
+                    pack_bits(&mut self.packed, &self.partial, self.bit_width);
+                    self.groups += 1;
+                    self.partial_len = 0;
                 }
-                if !self.pending.is_empty() {
+                if self.groups > 0 {
                     self.write_bit_packed_run();
                 }
             }
         }
         dst.extend_from_slice(&self.out);
         self.out.clear();
-        self.pending.clear();
+        self.packed.clear();
+        self.groups = 0;
+        self.partial_len = 0;
         self.current = 0;
         self.repeat = 0;
     }
+}
+
+/// The 8 bits at bit position `pos`.
+#[inline(always)]
+fn read_byte(bits: &[u8], pos: usize) -> u8 {
+    let (byte, shift) = (pos >> 3, pos & 7);
+    if shift == 0 {
+        bits[byte]
+    } else {
+        (bits[byte] >> shift) | (bits[byte + 1] << (8 - shift))
+    }
+}
+
+/// Number of consecutive bits equal to `value` (0 or 1) from bit `pos`, at
+/// most `max`.
+#[inline]
+fn same_bits(bits: &[u8], pos: usize, max: usize, value: u32) -> usize {
+    let flip = if value == 1 { 0xFFu8 } else { 0 };
+    let mut n = 0;
+    while max - n >= 8 {
+        let diff = read_byte(bits, pos + n) ^ flip;
+        if diff != 0 {
+            return n + diff.trailing_zeros() as usize;
+        }
+        n += 8;
+    }
+    while n < max {
+        if (((bits[(pos + n) >> 3] >> ((pos + n) & 7)) & 1) as u32) != value {
+            return n;
+        }
+        n += 1;
+    }
+    n
 }
 
 /// The upper bound `parquet` uses as the encoded size of `num_values` values of
@@ -329,6 +452,44 @@ mod tests {
                 "slice case {case}"
             );
             assert_eq!(ours_runs(bit_width, &values), expected, "runs case {case}");
+        }
+    }
+
+    #[test]
+    fn put_bits_matches_per_value_puts() {
+        let mut rng = StdRng::seed_from_u64(9);
+        for case in 0..3000 {
+            let n: usize = rng.random_range(0..600);
+            let mut bits = vec![0u8; n.div_ceil(8) + 2];
+            let mut i = 0;
+            while i < n {
+                let v = rng.random_bool(0.5);
+                let run = match rng.random_range(0..3) {
+                    0 => 1,
+                    1 => rng.random_range(1..12),
+                    _ => rng.random_range(1..100),
+                };
+                for j in i..(i + run).min(n) {
+                    if v {
+                        bits[j / 8] |= 1 << (j % 8);
+                    }
+                }
+                i += run;
+            }
+            let offset = rng.random_range(0..=3usize).min(n);
+            let len = n - offset;
+            let values: Vec<u32> = (offset..n)
+                .map(|j| ((bits[j / 8] >> (j % 8)) & 1) as u32)
+                .collect();
+            let expected = upstream(1, &values);
+            let mut enc = RleEncoder::new(1);
+            // Feed in two calls, as mini-batches do.
+            let cut = rng.random_range(0..=len);
+            enc.put_bits(&bits, offset, cut);
+            enc.put_bits(&bits, offset + cut, len - cut);
+            let mut out = Vec::new();
+            enc.finish_into(&mut out);
+            assert_eq!(out, expected, "case {case}");
         }
     }
 

@@ -301,19 +301,7 @@ impl PageBuilder {
                 self.page_def_hist[level as usize] += num_levels as i64;
             }
             MiniBatchLevels::Bitmap(bits, offset) => {
-                let mut prev = 0;
-                for (start, end) in
-                    arrow_buffer::bit_iterator::BitSliceIterator::new(bits, offset, num_levels)
-                {
-                    if start > prev {
-                        self.def_levels.put_run(0, start - prev);
-                    }
-                    self.def_levels.put_run(1, end - start);
-                    prev = end;
-                }
-                if num_levels > prev {
-                    self.def_levels.put_run(0, num_levels - prev);
-                }
+                self.def_levels.put_bits(bits, offset, num_levels);
                 self.page_def_hist[1] += num_values as i64;
                 self.page_def_hist[0] += (num_levels - num_values) as i64;
             }
