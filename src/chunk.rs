@@ -64,7 +64,11 @@ fn advise_huge_pages(block: &mut BytesMut) {
         // kernel backs those pages, never their contents, and a failure is
         // harmless (the pages stay small).
         unsafe {
-            libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
+            libc::madvise(
+                aligned as *mut libc::c_void,
+                end - aligned,
+                libc::MADV_HUGEPAGE,
+            );
         }
     }
 }

@@ -171,10 +171,20 @@ impl ArrowColumnWriter {
         }
     }
 
-    pub(crate) fn validate_flat(&self, leaf: &FlatLeaf) -> Result<()> {
-        match &self.0 {
-            WriterInner::Flba(w) => w.validate(leaf),
-            WriterInner::Upstream(_) => Ok(()),
+    /// Writes a validated flat leaf in content-defined chunks.
+    pub(crate) fn write_chunked(
+        &mut self,
+        col: &ArrowLeafColumn,
+        chunker: &mut crate::cdc::Chunker,
+    ) -> Result<()> {
+        match (&mut self.0, &col.0) {
+            (WriterInner::Flba(w), LeafInner::Flat(leaf)) => {
+                w.write_chunked_unchecked(leaf, chunker)
+            }
+            _ => Err(ParquetError::General(
+                "content-defined chunking on the fast path needs a FIXED_LEN_BYTE_ARRAY leaf"
+                    .into(),
+            )),
         }
     }
 

@@ -10,7 +10,7 @@
 //! unchanged.
 
 use crate::column::{ArrowColumnWriter, WriterInner};
-use crate::leaf::FlbaColumnWriter;
+use crate::leaf::{FlbaColumnWriter, LeafShape};
 use crate::values::{FlbaKind, decimal_width};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_writer::{
@@ -262,6 +262,16 @@ impl ArrowRowGroupWriterFactory {
         let writer =
             FlbaColumnWriter::try_new(self.columns[leaf].clone(), &self.props, kind, store)?;
         Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
+    }
+
+    /// What validation needs to know about fast leaf `leaf`.
+    pub(crate) fn shape(&self, kind: FlbaKind, leaf: usize) -> LeafShape {
+        let descr = &self.columns[leaf];
+        LeafShape {
+            kind,
+            width: descr.type_length().max(0) as usize,
+            max_def: descr.max_def_level(),
+        }
     }
 
     /// The per-field plan, if fields are split between the two paths.

@@ -8,6 +8,7 @@
 //! page or dictionary byte budget, in smaller windows. Pages are only cut
 //! between mini-batches, so the same cuts are needed for the same pages.
 
+use crate::cdc::Chunker;
 use crate::chunk::{FlbaChunk, PageSink};
 use crate::page::{MiniBatchLevels, PageBuilder, ValueSource};
 use crate::values::{Extremes, FlbaKind, NativeValues};
@@ -90,47 +91,72 @@ impl FlbaColumnWriter {
     }
 
     fn resolve(&self, leaf: &FlatLeaf) -> Result<Resolved> {
-        let array = &leaf.array;
-        let field_type = leaf.field.data_type();
-        match array.data_type() {
-            DataType::Dictionary(_, value) if value.as_ref() == field_type => {
-                let dict = array.as_any_dictionary();
-                let values = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
-                Ok(Resolved {
-                    nulls: array.logical_nulls(),
-                    values,
-                })
-            }
-            DataType::RunEndEncoded(_, value) if value.data_type() == field_type => {
-                let values = expand_run_end_encoded(array)?;
-                Ok(Resolved {
-                    nulls: values.logical_nulls(),
-                    values,
-                })
-            }
-            t if t == field_type => Ok(Resolved {
-                nulls: array.logical_nulls(),
-                values: array.clone(),
-            }),
-            t => Err(ParquetError::ArrowError(format!(
-                "Incompatible type. Field '{}' has type {}, array has type {}",
-                leaf.field.name(),
-                field_type,
-                t
-            ))),
-        }
+        resolve(leaf)
     }
 
+    fn check(&self, leaf: &FlatLeaf, r: &Resolved) -> Result<()> {
+        let shape = LeafShape {
+            kind: self.kind,
+            width: self.width,
+            max_def: self.builder.settings().max_def,
+        };
+        shape.check(leaf, r)
+    }
+}
+
+/// What validation needs to know about an FLBA leaf column.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LeafShape {
+    pub(crate) kind: FlbaKind,
+    pub(crate) width: usize,
+    pub(crate) max_def: i16,
+}
+
+/// Resolves a leaf's array to plain values (expanding a dictionary or
+/// run-end-encoded array) and its logical nulls.
+fn resolve(leaf: &FlatLeaf) -> Result<Resolved> {
+    let array = &leaf.array;
+    let field_type = leaf.field.data_type();
+    match array.data_type() {
+        DataType::Dictionary(_, value) if value.as_ref() == field_type => {
+            let dict = array.as_any_dictionary();
+            let values = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
+            Ok(Resolved {
+                nulls: array.logical_nulls(),
+                values,
+            })
+        }
+        DataType::RunEndEncoded(_, value) if value.data_type() == field_type => {
+            let values = expand_run_end_encoded(array)?;
+            Ok(Resolved {
+                nulls: values.logical_nulls(),
+                values,
+            })
+        }
+        t if t == field_type => Ok(Resolved {
+            nulls: array.logical_nulls(),
+            values: array.clone(),
+        }),
+        t => Err(ParquetError::ArrowError(format!(
+            "Incompatible type. Field '{}' has type {}, array has type {}",
+            leaf.field.name(),
+            field_type,
+            t
+        ))),
+    }
+}
+
+impl LeafShape {
     /// Checks a leaf without writing it: type, nulls in a required field,
     /// decimals that do not fit the column's width.
     pub(crate) fn validate(&self, leaf: &FlatLeaf) -> Result<()> {
-        let resolved = self.resolve(leaf)?;
+        let resolved = resolve(leaf)?;
         self.check(leaf, &resolved)
     }
 
     fn check(&self, leaf: &FlatLeaf, r: &Resolved) -> Result<()> {
         let len = r.values.len();
-        if self.builder.settings().max_def == 0
+        if self.max_def == 0
             && let Some(nulls) = r.nulls.as_ref().filter(|n| n.null_count() > 0)
         {
             let index = (0..len).find(|&i| nulls.is_null(i)).unwrap_or(0);
@@ -160,7 +186,9 @@ impl FlbaColumnWriter {
         }
         Ok(())
     }
+}
 
+impl FlbaColumnWriter {
     /// Validates and writes a leaf; nothing is buffered if validation fails.
     pub(crate) fn write(&mut self, leaf: &FlatLeaf) -> Result<()> {
         let resolved = self.resolve(leaf)?;
@@ -168,13 +196,32 @@ impl FlbaColumnWriter {
         self.write_resolved(&resolved)
     }
 
-    /// Writes a leaf already validated with [`Self::validate`].
+    /// Writes a leaf already validated with [`LeafShape::validate`].
     pub(crate) fn write_unchecked(&mut self, leaf: &FlatLeaf) -> Result<()> {
         let resolved = self.resolve(leaf)?;
         self.write_resolved(&resolved)
     }
 
     fn write_resolved(&mut self, r: &Resolved) -> Result<()> {
+        self.write_resolved_chunked(r, None)
+    }
+
+    /// Validates nothing; writes `leaf` in content-defined chunks, cutting a
+    /// page after every chunk but the last (`parquet`'s `write_with_chunker`).
+    pub(crate) fn write_chunked_unchecked(
+        &mut self,
+        leaf: &FlatLeaf,
+        chunker: &mut Chunker,
+    ) -> Result<()> {
+        let resolved = self.resolve(leaf)?;
+        self.write_resolved_chunked(&resolved, Some((chunker, &leaf.array)))
+    }
+
+    fn write_resolved_chunked(
+        &mut self,
+        r: &Resolved,
+        chunker: Option<(&mut Chunker, &ArrayRef)>,
+    ) -> Result<()> {
         let len = r.values.len();
         let values = NativeValues::new(self.kind, self.width, r.values.as_ref())?;
         if let Some(seen) = &mut self.distinct {
@@ -191,16 +238,53 @@ impl FlbaColumnWriter {
                 }
             }
         }
-        let s = self.builder.settings();
-        let levels = if s.max_def == 0 {
+        let max_def = self.builder.settings().max_def;
+        let levels = if max_def == 0 {
             Levels::Absent
         } else {
             match &r.nulls {
-                None => Levels::Uniform(s.max_def),
-                Some(n) if len > 0 && n.null_count() == n.len() => Levels::Uniform(s.max_def - 1),
+                None => Levels::Uniform(max_def),
+                Some(n) if len > 0 && n.null_count() == n.len() => Levels::Uniform(max_def - 1),
                 Some(n) => Levels::Bitmap(n),
             }
         };
+        match chunker {
+            None => self.write_range(&values, levels, 0, len),
+            Some((chunker, original)) => {
+                let chunks = match original.data_type() {
+                    // A dictionary array is chunked by its keys.
+                    DataType::Dictionary(_, _) => {
+                        let keys = original.as_any_dictionary().keys().to_data();
+                        let width = keys.data_type().primitive_width().unwrap_or(1);
+                        let bytes = &keys.buffers()[0].as_slice()[keys.offset() * width..];
+                        chunker.chunks(len, max_def > 0, r.nulls.as_ref(), |i| {
+                            &bytes[i * width..(i + 1) * width]
+                        })
+                    }
+                    _ => chunker.chunks(len, max_def > 0, r.nulls.as_ref(), |i| values.native(i)),
+                };
+                let last = chunks.len().saturating_sub(1);
+                for (k, chunk) in chunks.iter().enumerate() {
+                    self.write_range(&values, levels, chunk.offset, chunk.len)?;
+                    if k < last {
+                        self.builder.add_data_page()?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes levels `[start, start + len)` as one `parquet` write call:
+    /// mini-batches restart at `start`.
+    fn write_range(
+        &mut self,
+        values: &NativeValues<'_>,
+        levels: Levels<'_>,
+        start: usize,
+        len: usize,
+    ) -> Result<()> {
+        let s = self.builder.settings();
         let compact = !matches!(levels, Levels::Bitmap(_));
         let base = if compact && s.max_def > 0 {
             s.data_page_row_count_limit
@@ -212,17 +296,18 @@ impl FlbaColumnWriter {
         let fits_page = per_batch <= s.data_page_size_limit;
         let fits_dict = per_batch <= s.dictionary_page_size_limit;
 
-        let mut offset = 0;
-        while offset < len {
-            let end = len.min(offset + base);
+        let end_all = start + len;
+        let mut offset = start;
+        while offset < end_all {
+            let end = end_all.min(offset + base);
             let chunk = end - offset;
             match self.pick_sub_batch(levels, offset, chunk, fits_page, fits_dict) {
-                None => self.mini_batch(&values, levels, offset, chunk)?,
+                None => self.mini_batch(values, levels, offset, chunk)?,
                 Some(SubBatch::Levels(n)) => {
                     let mut start = 0;
                     while start < chunk {
                         let stop = (start + n).min(chunk);
-                        self.mini_batch(&values, levels, offset + start, stop - start)?;
+                        self.mini_batch(values, levels, offset + start, stop - start)?;
                         start = stop;
                     }
                 }
@@ -230,7 +315,7 @@ impl FlbaColumnWriter {
                     let mut start = 0;
                     while start < chunk {
                         let stop = window_end_for_values(levels, offset, chunk, start, n);
-                        self.mini_batch(&values, levels, offset + start, stop - start)?;
+                        self.mini_batch(values, levels, offset + start, stop - start)?;
                         start = stop;
                     }
                 }

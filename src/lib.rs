@@ -21,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+mod cdc;
 mod chunk;
 mod column;
 mod encoding;

@@ -3,6 +3,7 @@
 //! columns written through [`ArrowColumnWriter`]s from this crate's
 //! [`ArrowRowGroupWriterFactory`].
 
+use crate::cdc::Chunker;
 use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, LeafInner};
 use crate::factory::{ArrowRowGroupWriterFactory, FieldPlan};
 use crate::leaf::flat_leaf;
@@ -147,6 +148,8 @@ struct OwnWriter<W: Write> {
     /// Set when a write failed half-way; the writer then refuses to go on
     /// rather than produce a broken file.
     poisoned: Option<String>,
+    /// Content-defined chunkers, one per leaf, kept across row groups.
+    cdc: Option<Vec<Chunker>>,
 }
 
 struct RowGroup {
@@ -200,7 +203,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         arrow_schema: SchemaRef,
         options: ArrowWriterOptions,
     ) -> Result<Self> {
-        if options.properties.content_defined_chunking().is_some() {
+        if options.properties.content_defined_chunking().is_some()
+            && !all_fields_fast(&arrow_schema, &options)?
+        {
             let store = options.page_store_factory.clone();
             let w = upstream::ArrowWriter::try_new_with_options(
                 writer,
@@ -234,6 +239,18 @@ impl<W: Write + Send> ArrowWriter<W> {
         if let Some(f) = options.page_store_factory {
             factory = factory.with_page_store_factory(f);
         }
+        let cdc = file_writer
+            .properties()
+            .content_defined_chunking()
+            .map(|opts| {
+                file_writer
+                    .schema_descr()
+                    .columns()
+                    .iter()
+                    .map(|_| Chunker::try_new(opts))
+                    .collect::<Result<Vec<_>>>()
+            })
+            .transpose()?;
         Ok(Self {
             inner: Inner::Own(Box::new(OwnWriter {
                 writer: file_writer,
@@ -243,6 +260,7 @@ impl<W: Write + Send> ArrowWriter<W> {
                 max_row_group_row_count,
                 max_row_group_bytes,
                 poisoned: None,
+                cdc,
             })),
         })
     }
@@ -500,23 +518,11 @@ impl<W: Write + Send> OwnWriter<W> {
     }
 
     /// Validates the fast columns of the whole batch (decimal widths, required
-    /// nulls) against a freshly planned writer, before anything is written.
-    fn validate_fast_columns(&mut self, batch: &RecordBatch) -> Result<()> {
+    /// nulls) before anything is written.
+    fn validate_fast_columns(&self, batch: &RecordBatch) -> Result<()> {
         let Some(plan) = self.factory.plan() else {
             return Ok(());
         };
-        if !plan.iter().any(|p| matches!(p, FieldPlan::Fast { .. })) {
-            return Ok(());
-        }
-        if self.in_progress.is_none() {
-            let index = self.writer.flushed_row_groups().len();
-            self.in_progress = Some(RowGroup {
-                writers: self.factory.create_column_writers(index)?,
-                buffered_rows: 0,
-            });
-        }
-        let writers = &self.in_progress.as_ref().unwrap().writers;
-        let plan = self.factory.plan().unwrap();
         for ((field, array), p) in self
             .arrow_schema
             .fields()
@@ -524,8 +530,10 @@ impl<W: Write + Send> OwnWriter<W> {
             .zip(batch.columns())
             .zip(plan)
         {
-            if let FieldPlan::Fast { leaf, .. } = p {
-                writers[*leaf].validate_flat(&flat_leaf(field, array))?;
+            if let FieldPlan::Fast { kind, leaf } = p {
+                self.factory
+                    .shape(*kind, *leaf)
+                    .validate(&flat_leaf(field, array))?;
             }
         }
         Ok(())
@@ -562,8 +570,19 @@ impl<W: Write + Send> OwnWriter<W> {
                 in_progress.writers.len()
             )));
         }
-        for (writer, leaf) in in_progress.writers.iter_mut().zip(&leaves) {
-            writer.write_validated(leaf)?;
+        match &mut self.cdc {
+            None => {
+                for (writer, leaf) in in_progress.writers.iter_mut().zip(&leaves) {
+                    writer.write_validated(leaf)?;
+                }
+            }
+            Some(chunkers) => {
+                for ((writer, leaf), chunker) in
+                    in_progress.writers.iter_mut().zip(&leaves).zip(chunkers)
+                {
+                    writer.write_chunked(leaf, chunker)?;
+                }
+            }
         }
         in_progress.buffered_rows += part.num_rows();
         Ok(())
@@ -590,6 +609,31 @@ impl<W: Write + Send> OwnWriter<W> {
         row_group.close()?;
         Ok(())
     }
+}
+
+/// Whether every field of the schema takes the fast path, which content-defined
+/// chunking needs (`parquet`'s chunked writes of other columns are private).
+fn all_fields_fast(arrow_schema: &SchemaRef, options: &ArrowWriterOptions) -> Result<bool> {
+    let props = &options.properties;
+    let schema = match &options.schema_descr {
+        Some(descr) => descr.clone(),
+        None => {
+            let mut converter = ArrowSchemaConverter::new().with_coerce_types(props.coerce_types());
+            if let Some(root) = &options.schema_root {
+                converter = converter.schema_root(root);
+            }
+            converter.convert(arrow_schema)?
+        }
+    };
+    let writer = SerializedFileWriter::new(
+        std::io::sink(),
+        schema.root_schema_ptr(),
+        Arc::new(props.clone()),
+    )?;
+    let factory = ArrowRowGroupWriterFactory::new(&writer, arrow_schema.clone());
+    Ok(factory
+        .plan()
+        .is_some_and(|plan| plan.iter().all(|p| matches!(p, FieldPlan::Fast { .. }))))
 }
 
 impl<W: Write + Send> RecordBatchWriter for ArrowWriter<W> {

@@ -1,0 +1,283 @@
+//! Content-defined chunking for FIXED_LEN_BYTE_ARRAY leaves: page boundaries
+//! placed where a rolling gear hash of the data matches a mask, exactly where
+//! `parquet` 60.1 (and Arrow C++) place them.
+//!
+//! The gear tables follow the published generation rule shared by Arrow C++
+//! and arrow-rs: entry `n` of table `s` is the first 8 bytes (big-endian) of
+//! `MD5(64 bytes of value s ‖ 64 bytes of value n)`. They are derived here at
+//! first use, not pasted.
+//!
+//! A chunker belongs to one leaf column of an `ArrowWriter` and is never reset:
+//! its state carries across batches, pages and row groups.
+
+use arrow_buffer::NullBuffer;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::CdcOptions;
+use std::sync::OnceLock;
+
+const NUM_TABLES: usize = 8;
+
+type GearTables = [[u64; 256]; NUM_TABLES];
+
+/// The gear tables, derived once from their generation rule.
+fn gear_tables() -> &'static GearTables {
+    static TABLES: OnceLock<Box<GearTables>> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut tables = Box::new([[0u64; 256]; NUM_TABLES]);
+        for (seed, table) in tables.iter_mut().enumerate() {
+            for (n, entry) in table.iter_mut().enumerate() {
+                let mut message = [seed as u8; 128];
+                message[64..].fill(n as u8);
+                let digest = md5(&message);
+                *entry = u64::from_be_bytes(digest[..8].try_into().unwrap());
+            }
+        }
+        tables
+    })
+}
+
+/// MD5 (RFC 1321) of a short message.
+fn md5(message: &[u8]) -> [u8; 16] {
+    const S: [u32; 64] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,
+        9, 14, 20, 5, 9, 14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10,
+        15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+    ];
+    // K[i] = floor(2^32 * |sin(i + 1)|)
+    let k: [u32; 64] =
+        std::array::from_fn(|i| ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32);
+    let mut data = message.to_vec();
+    let bit_len = (message.len() as u64).wrapping_mul(8);
+    data.push(0x80);
+    while data.len() % 64 != 56 {
+        data.push(0);
+    }
+    data.extend_from_slice(&bit_len.to_le_bytes());
+    let mut h: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    for block in data.chunks_exact(64) {
+        let m: [u32; 16] = std::array::from_fn(|i| {
+            u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap())
+        });
+        let [mut a, mut b, mut c, mut d] = h;
+        for i in 0..64 {
+            let (f, g) = match i / 16 {
+                0 => ((b & c) | (!b & d), i),
+                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                _ => (c ^ (b | !d), (7 * i) % 16),
+            };
+            let rotated = a
+                .wrapping_add(f)
+                .wrapping_add(k[i])
+                .wrapping_add(m[g])
+                .rotate_left(S[i]);
+            a = d;
+            d = c;
+            c = b;
+            b = b.wrapping_add(rotated);
+        }
+        h = [
+            h[0].wrapping_add(a),
+            h[1].wrapping_add(b),
+            h[2].wrapping_add(c),
+            h[3].wrapping_add(d),
+        ];
+    }
+    let mut out = [0u8; 16];
+    for (i, word) in h.iter().enumerate() {
+        out[4 * i..4 * i + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
+/// One chunk of a leaf: `[offset, offset + len)` in levels (which, for a
+/// top-level leaf, are also array positions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// The rolling-hash chunker of one leaf column.
+#[derive(Debug, Clone)]
+pub(crate) struct Chunker {
+    tables: &'static GearTables,
+    min_chunk_size: i64,
+    max_chunk_size: i64,
+    mask: u64,
+    hash: u64,
+    matched: bool,
+    nth_run: usize,
+    chunk_size: i64,
+}
+
+impl Chunker {
+    /// A chunker for the given options; the errors are `parquet`'s.
+    pub(crate) fn try_new(options: &CdcOptions) -> Result<Self> {
+        Ok(Self {
+            tables: gear_tables(),
+            min_chunk_size: options.min_chunk_size as i64,
+            max_chunk_size: options.max_chunk_size as i64,
+            mask: mask(
+                options.min_chunk_size as i64,
+                options.max_chunk_size as i64,
+                options.norm_level,
+            )?,
+            hash: 0,
+            matched: false,
+            nth_run: 0,
+            chunk_size: 0,
+        })
+    }
+
+    #[inline(always)]
+    fn roll(&mut self, bytes: &[u8]) {
+        self.chunk_size += bytes.len() as i64;
+        if self.chunk_size < self.min_chunk_size {
+            return;
+        }
+        let table = &self.tables[self.nth_run];
+        let mut hash = self.hash;
+        let mut matched = self.matched;
+        for &b in bytes {
+            hash = hash.wrapping_shl(1).wrapping_add(table[b as usize]);
+            matched |= hash & self.mask == 0;
+        }
+        self.hash = hash;
+        self.matched = matched;
+    }
+
+    #[inline(always)]
+    fn roll_level(&mut self, level: i16) {
+        self.roll(&level.to_le_bytes());
+    }
+
+    #[inline(always)]
+    fn need_new_chunk(&mut self) -> bool {
+        if self.matched {
+            self.matched = false;
+            self.nth_run += 1;
+            if self.nth_run >= NUM_TABLES {
+                self.nth_run = 0;
+                self.chunk_size = 0;
+                return true;
+            }
+        }
+        if self.chunk_size >= self.max_chunk_size {
+            self.chunk_size = 0;
+            return true;
+        }
+        false
+    }
+
+    /// Chunks of a top-level leaf of `len` levels. `nulls` is `Some` for a
+    /// nullable leaf (definition levels 1 and 0), `None` for a required one;
+    /// `value(i)` gives the Arrow bytes hashed for the value at position `i`.
+    ///
+    /// As in `parquet`, a boundary found at level `i` closes `[prev, i)`, and
+    /// a boundary at level 0 yields an empty first chunk.
+    pub(crate) fn chunks<'a>(
+        &mut self,
+        len: usize,
+        nullable: bool,
+        nulls: Option<&NullBuffer>,
+        value: impl Fn(usize) -> &'a [u8],
+    ) -> Vec<Chunk> {
+        let mut chunks = Vec::new();
+        let mut prev = 0;
+        for i in 0..len {
+            let valid = nulls.is_none_or(|n| n.is_valid(i));
+            if nullable {
+                self.roll_level(valid as i16);
+            }
+            if valid {
+                self.roll(value(i));
+            }
+            if self.need_new_chunk() {
+                chunks.push(Chunk {
+                    offset: prev,
+                    len: i - prev,
+                });
+                prev = i;
+            }
+        }
+        if prev < len {
+            chunks.push(Chunk {
+                offset: prev,
+                len: len - prev,
+            });
+        }
+        chunks
+    }
+}
+
+/// The hash mask: the top bits, as many as `log2((avg - min) / 8)` minus the
+/// normalization level.
+fn mask(min_chunk_size: i64, max_chunk_size: i64, norm_level: i32) -> Result<u64> {
+    if min_chunk_size < 0 {
+        return Err(ParquetError::General(
+            "min_chunk_size must be non-negative".to_string(),
+        ));
+    }
+    if max_chunk_size <= min_chunk_size {
+        return Err(ParquetError::General(
+            "max_chunk_size must be greater than min_chunk_size".to_string(),
+        ));
+    }
+    let avg = min_chunk_size.midpoint(max_chunk_size);
+    let target = (avg - min_chunk_size) / NUM_TABLES as i64;
+    let bits = if target > 0 {
+        63 - target.leading_zeros() as i32
+    } else {
+        0
+    };
+    let effective = bits - norm_level;
+    if !(1..=63).contains(&effective) {
+        return Err(ParquetError::General(format!(
+            "The number of bits in the CDC mask must be between 1 and 63, got {effective}"
+        )));
+    }
+    Ok(u64::MAX << (64 - effective))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md5_known_answers() {
+        let hex = |d: [u8; 16]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert_eq!(hex(md5(b"")), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(hex(md5(b"abc")), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(
+            hex(md5(
+                b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"
+            )),
+            "57edf4a22be3c955ac49da2e2107b67a"
+        );
+    }
+
+    #[test]
+    fn gear_tables_follow_the_rule() {
+        let t = gear_tables();
+        // Values published in parquet's and Arrow C++'s generated tables.
+        assert_eq!(t[0][0], 0xf09f35a563783945);
+        assert_eq!(t[0][1], 0x0dcc5b3bc5ae410a);
+        assert_eq!(t[0][2], 0x63f1ea8d22554270);
+        assert_eq!(t[0][3], 0xfbe5ee7bd05a7b61);
+        assert_eq!(t[0][4], 0x3f692ed5e9934aba);
+    }
+
+    #[test]
+    fn default_mask_has_15_bits() {
+        let o = CdcOptions::default();
+        let m = mask(
+            o.min_chunk_size as i64,
+            o.max_chunk_size as i64,
+            o.norm_level,
+        )
+        .unwrap();
+        assert_eq!(m.count_ones(), 15);
+        assert_eq!(m.leading_ones(), 15);
+    }
+}
