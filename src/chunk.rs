@@ -1,9 +1,16 @@
 //! Column chunks: where finished pages are kept until the row group is
 //! written, and how they are spliced into the file.
 //!
-//! Pages are serialized (header ‖ body) into large arena blocks and kept as
-//! `Bytes` views of those blocks, or handed to a [`PageStore`] when the writer
-//! was given a [`PageStoreFactory`](parquet::arrow::arrow_writer::PageStoreFactory).
+//! In memory, pages live in a few large blocks (growing from 64 KiB to 8 MiB),
+//! recorded as ranges, so a column chunk costs a handful of allocations however
+//! many pages it has. PLAIN values are even written straight into the block, at
+//! the place their page will occupy: room is left in front for the page header
+//! (and levels), filled in when the page is cut, so the values are never
+//! copied between the encoder and the page.
+//!
+//! With a user's [`PageStore`], each page is handed over as a `Bytes` view cut
+//! from a bulk `BytesMut` block.
+//!
 //! As in `parquet`, the dictionary page is produced last but written first:
 //! offsets are recorded in write order and moved with
 //! [`ColumnCloseResult::update_dictionary_location`] when the chunk is spliced
@@ -21,48 +28,23 @@ use std::sync::Mutex;
 const FIRST_BLOCK: usize = 64 * 1024;
 const MAX_BLOCK: usize = 8 * 1024 * 1024;
 
-/// Bulk allocation that pages are cut from.
-#[derive(Debug, Default)]
-struct Arena {
-    block: BytesMut,
-    next_block: usize,
-}
-
-impl Arena {
-    /// Copies `parts` into one contiguous page.
-    fn page(&mut self, parts: &[&[u8]]) -> Bytes {
-        let len: usize = parts.iter().map(|p| p.len()).sum();
-        if self.block.capacity() - self.block.len() < len {
-            let size = self.next_block.max(FIRST_BLOCK);
-            self.next_block = (size * 2).min(MAX_BLOCK);
-            self.block = BytesMut::with_capacity(size.max(len));
-            advise_huge_pages(&mut self.block);
-        }
-        for p in parts {
-            self.block.extend_from_slice(p);
-        }
-        self.block.split().freeze()
-    }
-}
-
 /// Asks the kernel to back a large block with transparent huge pages: the
 /// block is written once, front to back, and faulting it in 4 KiB at a time
 /// costs more than the writing itself.
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(block: &mut BytesMut) {
+fn advise_huge_pages(ptr: *mut u8, cap: usize) {
     const HUGE: usize = 2 * 1024 * 1024;
-    let cap = block.capacity();
     if cap < 2 * HUGE {
         return;
     }
-    let start = block.as_mut_ptr() as usize;
+    let start = ptr as usize;
     let aligned = start.next_multiple_of(HUGE);
     let end = (start + cap) / HUGE * HUGE;
     if end > aligned {
-        // SAFETY: `[aligned, end)` lies inside the block's allocation, which
-        // stays alive while it is in use; MADV_HUGEPAGE only changes how the
-        // kernel backs those pages, never their contents, and a failure is
-        // harmless (the pages stay small).
+        // SAFETY: `[aligned, end)` lies inside a live allocation of `cap`
+        // bytes at `ptr`; MADV_HUGEPAGE only changes how the kernel backs
+        // those pages, never their contents, and a failure is harmless (the
+        // pages stay small).
         unsafe {
             libc::madvise(
                 aligned as *mut libc::c_void,
@@ -74,25 +56,45 @@ fn advise_huge_pages(block: &mut BytesMut) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_block: &mut BytesMut) {}
+fn advise_huge_pages(_ptr: *mut u8, _cap: usize) {}
+
+/// Size of the next block: doubling from 64 KiB up to 8 MiB, and never less
+/// than `need`.
+fn next_block_size(next: &mut usize, need: usize) -> usize {
+    let size = (*next).max(FIRST_BLOCK);
+    *next = (size * 2).min(MAX_BLOCK);
+    size.max(need)
+}
 
 /// A page as kept until splice.
 #[derive(Debug)]
 enum Stored {
-    Bytes(Bytes),
+    /// `blocks[block][start..end]`.
+    Range { block: usize, start: usize, end: usize },
     Key(PageKey),
+}
+
+/// The page being built straight in the current block: `reserve` bytes of
+/// room for its header and levels at `start`, then its values.
+#[derive(Debug, Clone, Copy)]
+struct OpenPage {
+    start: usize,
+    reserve: usize,
 }
 
 /// Where a column's finished pages go.
 pub(crate) struct PageSink {
-    arena: Arena,
-    store: Option<Box<dyn PageStore>>,
+    /// In-memory blocks; never reallocated once created.
+    blocks: Vec<Vec<u8>>,
+    open: Option<OpenPage>,
+    next_block: usize,
+    /// With a user's page store: the bulk buffer pages are cut from.
+    store: Option<(Box<dyn PageStore>, BytesMut)>,
     pages: Vec<Stored>,
     dictionary: Vec<Stored>,
     dictionary_len: usize,
     /// Bytes of all pages so far, in write order.
     length: usize,
-    resident: usize,
 }
 
 impl std::fmt::Debug for PageSink {
@@ -108,27 +110,177 @@ impl PageSink {
     /// Pages kept in memory, or in `store` if given.
     pub(crate) fn new(store: Option<Box<dyn PageStore>>) -> Self {
         Self {
-            arena: Arena::default(),
-            store,
+            blocks: Vec::new(),
+            open: None,
+            next_block: FIRST_BLOCK,
+            store: store.map(|s| (s, BytesMut::new())),
             pages: Vec::new(),
             dictionary: Vec::new(),
             dictionary_len: 0,
             length: 0,
-            resident: 0,
+        }
+    }
+
+    /// A new in-memory block of at least `need` bytes.
+    fn new_block(&mut self, need: usize) -> &mut Vec<u8> {
+        let size = next_block_size(&mut self.next_block, need);
+        let mut block = Vec::with_capacity(size);
+        advise_huge_pages(block.as_mut_ptr(), block.capacity());
+        self.blocks.push(block);
+        self.blocks.last_mut().unwrap()
+    }
+
+    /// The current block, with room for `additional` more bytes.
+    fn block_with_room(&mut self, additional: usize) -> &mut Vec<u8> {
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|b| b.capacity() - b.len() >= additional);
+        if !fits {
+            self.new_block(additional);
+        }
+        self.blocks.last_mut().unwrap()
+    }
+
+    /// Whether values can be written straight into the page's final place.
+    pub(crate) fn direct(&self) -> bool {
+        self.store.is_none()
+    }
+
+    /// The buffer to append `additional` bytes of the open page's values to,
+    /// opening a page with `reserve` bytes of room for its header and levels
+    /// if none is open. In-memory sinks only (see [`Self::direct`]).
+    pub(crate) fn values_buffer(&mut self, reserve: usize, additional: usize) -> &mut Vec<u8> {
+        debug_assert!(self.direct());
+        match self.open {
+            None => {
+                let block = self.block_with_room(reserve + additional);
+                let start = block.len();
+                block.resize(start + reserve, 0);
+                self.open = Some(OpenPage { start, reserve });
+            }
+            Some(open) => {
+                let last = self.blocks.len() - 1;
+                let (cap, len) = (self.blocks[last].capacity(), self.blocks[last].len());
+                if cap - len < additional {
+                    // Move the open page to a fresh block with room to grow.
+                    let size = next_block_size(&mut self.next_block, len - open.start + additional);
+                    let mut fresh = Vec::with_capacity(size);
+                    advise_huge_pages(fresh.as_mut_ptr(), fresh.capacity());
+                    fresh.extend_from_slice(&self.blocks[last][open.start..]);
+                    self.blocks[last].truncate(open.start);
+                    if self.blocks[last].is_empty() {
+                        self.blocks[last] = Vec::new();
+                    }
+                    self.blocks.push(fresh);
+                    self.open = Some(OpenPage {
+                        start: 0,
+                        reserve: open.reserve,
+                    });
+                }
+            }
+        }
+        self.blocks.last_mut().unwrap()
+    }
+
+    /// The values written so far into the open page (empty if none is open).
+    pub(crate) fn open_values(&self) -> &[u8] {
+        match self.open {
+            Some(open) => &self.blocks.last().unwrap()[open.start + open.reserve..],
+            None => &[],
+        }
+    }
+
+    /// Whether a page is being built in place.
+    pub(crate) fn has_open_page(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Finishes the open page: `prefix` (header, levels) goes right in front
+    /// of its values. Returns the page's write-order offset and length.
+    pub(crate) fn close_open_page(&mut self, prefix: &[&[u8]]) -> Result<(u64, usize)> {
+        let open = self
+            .open
+            .take()
+            .ok_or_else(|| ParquetError::General("no open page".into()))?;
+        let prefix_len: usize = prefix.iter().map(|p| p.len()).sum();
+        let mut block_index = self.blocks.len() - 1;
+        let mut open = open;
+        if prefix_len > open.reserve {
+            // Not enough room: shift the values right.
+            let shift = prefix_len - open.reserve;
+            let block = &mut self.blocks[block_index];
+            if block.capacity() - block.len() >= shift {
+                let end = block.len();
+                block.resize(end + shift, 0);
+                let values_at = open.start + open.reserve;
+                block.copy_within(values_at..end, values_at + shift);
+            } else {
+                let values = block[open.start + open.reserve..].to_vec();
+                block.truncate(open.start);
+                let fresh = self.new_block(prefix_len + values.len());
+                fresh.resize(prefix_len, 0);
+                fresh.extend_from_slice(&values);
+                block_index = self.blocks.len() - 1;
+                open.start = 0;
+            }
+            open.reserve = prefix_len;
+        }
+        let block = &mut self.blocks[block_index];
+        let page_start = open.start + open.reserve - prefix_len;
+        let mut at = page_start;
+        for p in prefix {
+            block[at..at + p.len()].copy_from_slice(p);
+            at += p.len();
+        }
+        let end = block.len();
+        let offset = self.length as u64;
+        let len = end - page_start;
+        self.pages.push(Stored::Range {
+            block: block_index,
+            start: page_start,
+            end,
+        });
+        self.length += len;
+        Ok((offset, len))
+    }
+
+    /// Drops the open page (its values were encoded elsewhere, e.g. compressed).
+    pub(crate) fn discard_open_page(&mut self) {
+        if let Some(open) = self.open.take() {
+            self.blocks.last_mut().unwrap().truncate(open.start);
         }
     }
 
     /// Stores a page (the concatenation of `parts`: header, then body);
     /// returns its write-order offset.
     pub(crate) fn push(&mut self, parts: &[&[u8]], dictionary: bool) -> Result<u64> {
+        debug_assert!(self.open.is_none());
         let offset = self.length as u64;
         let len: usize = parts.iter().map(|p| p.len()).sum();
-        let page = self.arena.page(parts);
         let stored = match &mut self.store {
-            Some(store) => Stored::Key(store.put(page)?),
+            Some((store, arena)) => {
+                if arena.capacity() - arena.len() < len {
+                    let size = next_block_size(&mut self.next_block, len);
+                    *arena = BytesMut::with_capacity(size);
+                    advise_huge_pages(arena.as_mut_ptr(), arena.capacity());
+                }
+                for p in parts {
+                    arena.extend_from_slice(p);
+                }
+                Stored::Key(store.put(arena.split().freeze())?)
+            }
             None => {
-                self.resident += len;
-                Stored::Bytes(page)
+                let block = self.block_with_room(len);
+                let start = block.len();
+                for p in parts {
+                    block.extend_from_slice(p);
+                }
+                Stored::Range {
+                    block: self.blocks.len() - 1,
+                    start,
+                    end: start + len,
+                }
             }
         };
         if dictionary {
@@ -141,11 +293,14 @@ impl PageSink {
         Ok(offset)
     }
 
-    /// Heap bytes held: pages kept in memory plus the open arena block.
+    /// Heap bytes held: the in-memory blocks, or what the page store keeps
+    /// resident plus its open bulk buffer.
     pub(crate) fn memory_size(&self) -> usize {
-        self.resident
-            + self.arena.block.capacity()
-            + self.store.as_ref().map_or(0, |s| s.memory_size())
+        self.blocks.iter().map(Vec::capacity).sum::<usize>()
+            + self
+                .store
+                .as_ref()
+                .map_or(0, |(s, arena)| s.memory_size() + arena.capacity())
     }
 }
 
@@ -203,9 +358,11 @@ impl ChunkReader for SpliceReader {
         let mut order = sink.dictionary;
         order.extend(sink.pages);
         Ok(PageStream {
-            store: sink.store,
+            blocks: sink.blocks,
+            store: sink.store.map(|(s, _)| s),
             pages: order.into_iter(),
             current: Bytes::new(),
+            range: None,
         })
     }
 
@@ -218,17 +375,36 @@ impl ChunkReader for SpliceReader {
 
 /// Streams pages out of memory or the page store, one at a time.
 struct PageStream {
+    blocks: Vec<Vec<u8>>,
     store: Option<Box<dyn PageStore>>,
     pages: std::vec::IntoIter<Stored>,
     current: Bytes,
+    /// Remaining part of an in-memory page: (block, start, end).
+    range: Option<(usize, usize, usize)>,
 }
 
 impl Read for PageStream {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.current.is_empty() {
+        loop {
+            if let Some((block, start, end)) = self.range {
+                let n = buf.len().min(end - start);
+                buf[..n].copy_from_slice(&self.blocks[block][start..start + n]);
+                self.range = (start + n < end).then_some((block, start + n, end));
+                return Ok(n);
+            }
+            if !self.current.is_empty() {
+                let n = buf.len().min(self.current.len());
+                buf[..n].copy_from_slice(&self.current[..n]);
+                bytes::Buf::advance(&mut self.current, n);
+                return Ok(n);
+            }
             match self.pages.next() {
                 None => return Ok(0),
-                Some(Stored::Bytes(b)) => self.current = b,
+                Some(Stored::Range { block, start, end }) => {
+                    if end > start {
+                        self.range = Some((block, start, end));
+                    }
+                }
                 Some(Stored::Key(key)) => {
                     let store = self
                         .store
@@ -238,9 +414,5 @@ impl Read for PageStream {
                 }
             }
         }
-        let n = buf.len().min(self.current.len());
-        buf[..n].copy_from_slice(&self.current[..n]);
-        bytes::Buf::advance(&mut self.current, n);
-        Ok(n)
     }
 }

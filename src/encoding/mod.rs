@@ -116,6 +116,8 @@ pub(crate) struct ValueEncoder {
     buffered: usize,
     /// Encoded page, for encodings that are not their own buffer.
     out: Vec<u8>,
+    /// Bytes of PLAIN values of the current page written outside the encoder.
+    external: usize,
 }
 
 impl ValueEncoder {
@@ -126,6 +128,7 @@ impl ValueEncoder {
             fallback,
             buffered: 0,
             out: Vec::new(),
+            external: 0,
         }
     }
 
@@ -152,7 +155,7 @@ impl ValueEncoder {
     pub(crate) fn estimated_data_page_size(&self) -> usize {
         match &self.dictionary {
             Some(dict) => dict.estimated_data_page_size(),
-            None => self.fallback.estimated_size(),
+            None => self.fallback.estimated_size() + self.external,
         }
     }
 
@@ -179,6 +182,19 @@ impl ValueEncoder {
         }
     }
 
+    /// Whether values are PLAIN-encoded (no dictionary, PLAIN fallback), so
+    /// they can be written straight where their page goes.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.dictionary.is_none() && matches!(self.fallback, Fallback::Plain(_))
+    }
+
+    /// Records `n` PLAIN values (`bytes` bytes) written outside the encoder,
+    /// straight into the page.
+    pub(crate) fn appended_external(&mut self, n: usize, bytes: usize) {
+        self.buffered += n;
+        self.external += bytes;
+    }
+
     /// Records `n` values appended through [`Self::direct_buffer`].
     pub(crate) fn appended(&mut self, n: usize) {
         self.buffered += n;
@@ -188,6 +204,7 @@ impl ValueEncoder {
     /// encoded bytes, valid until [`Self::reset_page`].
     pub(crate) fn finish_page(&mut self) -> (Encoding, &[u8]) {
         self.buffered = 0;
+        self.external = 0;
         self.out.clear();
         match &mut self.dictionary {
             Some(dict) => {
@@ -207,6 +224,7 @@ impl ValueEncoder {
     /// Clears the page encoded by [`Self::finish_page`].
     pub(crate) fn reset_page(&mut self) {
         self.out.clear();
+        self.external = 0;
         if let (None, Fallback::Plain(buf)) = (&self.dictionary, &mut self.fallback) {
             buf.clear();
         }

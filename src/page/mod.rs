@@ -165,6 +165,8 @@ pub(crate) struct PageBuilder {
     header: Vec<u8>,
     levels: Vec<u8>,
     scratch: Vec<u8>,
+    /// Level bytes of the last page, to size the room left for the next.
+    last_levels_len: usize,
 }
 
 impl std::fmt::Debug for PageBuilder {
@@ -241,6 +243,7 @@ impl PageBuilder {
             header: Vec::new(),
             levels: Vec::new(),
             scratch: Vec::new(),
+            last_levels_len: 0,
             s,
             descr,
         })
@@ -340,6 +343,7 @@ impl PageBuilder {
         if n == 0 {
             return Ok(());
         }
+        let reserve = self.page_reserve();
         let s = &self.s;
         let bloom = match self.values.has_dictionary() {
             true => None,
@@ -352,7 +356,19 @@ impl PageBuilder {
             bloom,
         };
         let want = s.min_max();
-        if let Some(values) = src.borrowed() {
+        if self.values.is_plain() && self.sink.direct() {
+            let buf = self.sink.values_buffer(reserve, n * s.width);
+            let start = buf.len();
+            let extremes = match src.borrowed() {
+                Some(values) => {
+                    buf.extend_from_slice(values);
+                    None
+                }
+                None => src.append_to(buf, want),
+            };
+            stats.observe(&buf[start..], extremes)?;
+            self.values.appended_external(n, n * s.width);
+        } else if let Some(values) = src.borrowed() {
             stats.observe(values, None)?;
             self.values.put(values);
         } else if let Some(buf) = self.values.direct_buffer() {
@@ -367,6 +383,23 @@ impl PageBuilder {
             self.values.put(&self.scratch);
         }
         Ok(())
+    }
+
+    /// Room left in front of in-place PLAIN values for the page header (with
+    /// its statistics) and, for V1/V2 nullable pages, the levels.
+    fn page_reserve(&self) -> usize {
+        let s = &self.s;
+        let stats = if s.page_header_statistics {
+            let len = match (s.truncatable, s.statistics_truncate_length) {
+                (true, Some(l)) => s.width.min(l),
+                _ => s.width,
+            };
+            2 * len + 48
+        } else {
+            0
+        };
+        let levels = if s.max_def > 0 { self.last_levels_len + 32 } else { 0 };
+        64 + stats + levels
     }
 
     fn should_add_data_page(&self) -> bool {
@@ -450,74 +483,91 @@ impl PageBuilder {
                 }
                 WriterVersion::PARQUET_2_0 => self.def_levels.finish_into(&mut self.levels),
             }
+            self.last_levels_len = self.levels.len();
         }
         let levels = self.levels.as_slice();
-        let (encoding, values) = self.values.finish_page();
+        // PLAIN values may already sit in the sink, where the page goes.
+        let in_place = self.sink.has_open_page();
+        let (encoding, encoded) = self.values.finish_page();
+        let values = if in_place {
+            self.sink.open_values()
+        } else {
+            encoded
+        };
         let uncompressed = levels.len() + values.len();
 
-        self.header.clear();
-        let body: [&[u8]; 2] = match s.version {
-            WriterVersion::PARQUET_1_0 => {
-                let body: [&[u8]; 2] = match &mut self.codec {
-                    Some(codec) => {
-                        self.page_buf.clear();
-                        self.page_buf.extend_from_slice(levels);
-                        self.page_buf.extend_from_slice(values);
-                        self.compressed.clear();
-                        self.compressed.reserve(uncompressed);
-                        codec.compress(&self.page_buf, &mut self.compressed)?;
-                        [&self.compressed, &[]]
-                    }
-                    None => [levels, values],
-                };
-                write_page_header(
-                    &mut self.header,
-                    checked_i32(uncompressed)?,
-                    checked_i32(body[0].len() + body[1].len())?,
-                    &PageKind::DataV1 {
-                        num_values: self.page_levels as i32,
-                        encoding,
-                        statistics,
-                    },
-                );
-                body
+        // The body: either the values stay where they are (only the header and
+        // levels are added in front), or the page is written out whole.
+        let (body, is_compressed): (Option<&[u8]>, bool) = match (&mut self.codec, s.version) {
+            (None, _) => (None, false),
+            (Some(codec), WriterVersion::PARQUET_1_0) => {
+                self.page_buf.clear();
+                self.page_buf.extend_from_slice(levels);
+                self.page_buf.extend_from_slice(values);
+                self.compressed.clear();
+                self.compressed.reserve(uncompressed);
+                codec.compress(&self.page_buf, &mut self.compressed)?;
+                (Some(&self.compressed), true)
             }
-            WriterVersion::PARQUET_2_0 => {
-                let (body, is_compressed): ([&[u8]; 2], bool) = match &mut self.codec {
-                    Some(codec) => {
-                        self.compressed.clear();
-                        codec.compress(values, &mut self.compressed)?;
-                        if (self.compressed.len() as f64)
-                            >= (uncompressed as f64) * s.v2_compression_threshold
-                        {
-                            ([levels, values], false)
-                        } else {
-                            ([levels, &self.compressed], true)
-                        }
-                    }
-                    None => ([levels, values], false),
-                };
-                write_page_header(
-                    &mut self.header,
-                    checked_i32(uncompressed)?,
-                    checked_i32(body[0].len() + body[1].len())?,
-                    &PageKind::DataV2 {
-                        num_values: self.page_levels as i32,
-                        num_nulls: self.page_nulls as u32 as i32,
-                        num_rows: self.page_rows as i32,
-                        encoding,
-                        def_levels_len: levels.len() as i32,
-                        rep_levels_len: 0,
-                        is_compressed,
-                        statistics,
-                    },
-                );
-                body
+            (Some(codec), WriterVersion::PARQUET_2_0) => {
+                self.compressed.clear();
+                codec.compress(values, &mut self.compressed)?;
+                if (self.compressed.len() as f64)
+                    >= (uncompressed as f64) * s.v2_compression_threshold
+                {
+                    (None, false)
+                } else {
+                    (Some(&self.compressed), true)
+                }
             }
         };
-        let page_len = self.header.len() + body[0].len() + body[1].len();
-        let offset = self.sink.push(&[&self.header, body[0], body[1]], false)?;
-        let uncompressed_total = (self.header.len() + uncompressed) as u64;
+        let compressed_size = match (body, s.version) {
+            (None, _) => uncompressed,
+            (Some(b), WriterVersion::PARQUET_1_0) => b.len(),
+            (Some(b), WriterVersion::PARQUET_2_0) => levels.len() + b.len(),
+        };
+        self.header.clear();
+        let kind = match s.version {
+            WriterVersion::PARQUET_1_0 => PageKind::DataV1 {
+                num_values: self.page_levels as i32,
+                encoding,
+                statistics,
+            },
+            WriterVersion::PARQUET_2_0 => PageKind::DataV2 {
+                num_values: self.page_levels as i32,
+                num_nulls: self.page_nulls as u32 as i32,
+                num_rows: self.page_rows as i32,
+                encoding,
+                def_levels_len: levels.len() as i32,
+                rep_levels_len: 0,
+                is_compressed,
+                statistics,
+            },
+        };
+        write_page_header(
+            &mut self.header,
+            checked_i32(uncompressed)?,
+            checked_i32(compressed_size)?,
+            &kind,
+        );
+        let header = self.header.as_slice();
+        let (offset, page_len) = match (body, s.version, in_place) {
+            (None, _, true) => self.sink.close_open_page(&[header, levels])?,
+            (None, _, false) => {
+                let offset = self.sink.push(&[header, levels, encoded], false)?;
+                (offset, header.len() + uncompressed)
+            }
+            (Some(b), version, _) => {
+                self.sink.discard_open_page();
+                let parts: &[&[u8]] = match version {
+                    WriterVersion::PARQUET_1_0 => &[header, b],
+                    WriterVersion::PARQUET_2_0 => &[header, levels, b],
+                };
+                let offset = self.sink.push(parts, false)?;
+                (offset, parts.iter().map(|p| p.len()).sum())
+            }
+        };
+        let uncompressed_total = (header.len() + uncompressed) as u64;
         self.values.reset_page();
 
         self.encodings.insert(encoding);
@@ -782,12 +832,11 @@ impl Observer<'_> {
     fn observe(self, values: &[u8], extremes: Option<(usize, usize)>) -> Result<()> {
         let width = self.s.width;
         let min_max = match extremes {
+            _ if !self.s.min_max() => None,
             Some((lo, hi)) => Some((lo, hi, 0)),
             None => batch_min_max(self.s.order, values, width),
         };
-        if self.s.min_max()
-            && let Some((lo, hi, nans)) = min_max
-        {
+        if let Some((lo, hi, nans)) = min_max {
             self.min_max.update(
                 self.s.order,
                 &values[lo * width..(lo + 1) * width],
