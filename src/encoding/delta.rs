@@ -62,6 +62,36 @@ impl DeltaBinaryPackedI32 {
         }
     }
 
+    /// Encodes a slice of values.
+    pub(crate) fn put_slice(&mut self, values: &[i32]) {
+        let mut values = values;
+        if self.total_values == 0 {
+            let Some((&first, rest)) = values.split_first() else {
+                return;
+            };
+            self.first_value = first;
+            self.current = first;
+            self.total_values = 1;
+            values = rest;
+        }
+        self.total_values += values.len();
+        while !values.is_empty() {
+            let room = self.block_size - self.deltas.len();
+            let (now, later) = values.split_at(room.min(values.len()));
+            let mut current = self.current;
+            self.deltas.extend(now.iter().map(|&v| {
+                let d = v.wrapping_sub(current);
+                current = v;
+                d
+            }));
+            self.current = current;
+            if self.deltas.len() == self.block_size {
+                self.flush_block();
+            }
+            values = later;
+        }
+    }
+
     /// Bytes of the completed blocks: what `parquet` counts as this encoder's
     /// estimated size.
     pub(crate) fn completed_len(&self) -> usize {
@@ -126,6 +156,9 @@ pub(crate) struct DeltaByteArray {
     suffix_lengths: DeltaBinaryPackedI32,
     suffixes: Vec<u8>,
     previous: Vec<u8>,
+    /// Per-batch scratch: prefix and suffix lengths.
+    prefixes: Vec<i32>,
+    suffix_lens: Vec<i32>,
 }
 
 impl DeltaByteArray {
@@ -136,19 +169,34 @@ impl DeltaByteArray {
             suffix_lengths: DeltaBinaryPackedI32::new(options),
             suffixes: Vec::new(),
             previous: Vec::new(),
+            prefixes: Vec::new(),
+            suffix_lens: Vec::new(),
         }
     }
 
     /// Encodes `values`, `width` bytes each.
     pub(crate) fn put(&mut self, values: &[u8]) {
-        for value in values.chunks_exact(self.width) {
-            let prefix = common_prefix_len(&self.previous, value);
-            self.prefix_lengths.put(prefix as i32);
-            self.suffix_lengths.put((self.width - prefix) as i32);
-            self.suffixes.extend_from_slice(&value[prefix..]);
-            self.previous.clear();
-            self.previous.extend_from_slice(value);
+        let n = values.len() / self.width.max(1);
+        if n == 0 {
+            return;
         }
+        let width = self.width;
+        self.prefixes.clear();
+        self.suffix_lens.clear();
+        self.suffixes.reserve(values.len());
+        let mut previous: &[u8] = &self.previous;
+        for value in values.chunks_exact(width) {
+            let prefix = common_prefix_len(previous, value);
+            self.prefixes.push(prefix as i32);
+            self.suffix_lens.push((width - prefix) as i32);
+            self.suffixes.extend_from_slice(&value[prefix..]);
+            previous = value;
+        }
+        self.previous.clear();
+        self.previous
+            .extend_from_slice(&values[(n - 1) * width..n * width]);
+        self.prefix_lengths.put_slice(&self.prefixes);
+        self.suffix_lengths.put_slice(&self.suffix_lens);
     }
 
     /// `parquet`'s size estimate: completed length blocks plus suffix bytes.
@@ -164,6 +212,7 @@ impl DeltaByteArray {
             + self.suffix_lengths.memory_size()
             + self.suffixes.capacity()
             + self.previous.capacity()
+            + (self.prefixes.capacity() + self.suffix_lens.capacity()) * 4
     }
 
     /// Appends the page body to `dst` and resets for the next page.
@@ -176,9 +225,24 @@ impl DeltaByteArray {
     }
 }
 
+/// Number of leading bytes `a` and `b` share, compared eight at a time.
 #[inline]
 fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap());
+        let y = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        if x != y {
+            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]

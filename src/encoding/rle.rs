@@ -329,21 +329,35 @@ pub(crate) fn pack_bits(out: &mut Vec<u8>, values: &[u32], bit_width: u8) {
     if bw == 0 {
         return;
     }
-    if bw == 1 {
-        for group in values.chunks_exact(8) {
-            let mut byte = 0u8;
-            for (i, &v) in group.iter().enumerate() {
-                byte |= ((v & 1) as u8) << i;
+    let mask: u64 = if bw == 32 { u32::MAX as u64 } else { (1u64 << bw) - 1 };
+    let (groups, tail) = values.as_chunks::<8>();
+    if bw <= 8 {
+        // Eight values fit one u64: `bw` bytes per group.
+        for g in groups {
+            let mut acc = 0u64;
+            for (i, &v) in g.iter().enumerate() {
+                acc |= (v as u64 & mask) << (i as u32 * bw);
             }
-            out.push(byte);
+            out.extend_from_slice(&acc.to_le_bytes()[..bw as usize]);
         }
+    } else if bw <= 16 {
+        for g in groups {
+            let mut acc = 0u128;
+            for (i, &v) in g.iter().enumerate() {
+                acc |= ((v as u64 & mask) as u128) << (i as u32 * bw);
+            }
+            out.extend_from_slice(&acc.to_le_bytes()[..bw as usize]);
+        }
+    } else {
+        pack_generic(out, values, bw, mask);
         return;
     }
-    let mask: u64 = if bw == 32 {
-        u32::MAX as u64
-    } else {
-        (1u64 << bw) - 1
-    };
+    if !tail.is_empty() {
+        pack_generic(out, tail, bw, mask);
+    }
+}
+
+fn pack_generic(out: &mut Vec<u8>, values: &[u32], bw: u32, mask: u64) {
     let mut acc: u64 = 0;
     let mut bits: u32 = 0;
     for &v in values {
@@ -355,7 +369,9 @@ pub(crate) fn pack_bits(out: &mut Vec<u8>, values: &[u32], bit_width: u8) {
             bits -= 8;
         }
     }
-    debug_assert_eq!(bits, 0);
+    if bits > 0 {
+        out.push(acc as u8);
+    }
 }
 
 /// Appends `value` as an unsigned LEB128 varint.
