@@ -10,6 +10,7 @@
 //! A chunker belongs to one leaf column of an `ArrowWriter` and is never reset:
 //! its state carries across batches, pages and row groups.
 
+use crate::levels::LevelData;
 use arrow_buffer::NullBuffer;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::CdcOptions;
@@ -205,6 +206,109 @@ impl Chunker {
             chunks.push(Chunk {
                 offset: prev,
                 len: len - prev,
+            });
+        }
+        chunks
+    }
+}
+
+/// A content-defined chunk of a leveled leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LeveledChunk {
+    pub level_offset: usize,
+    pub num_levels: usize,
+    pub value_offset: usize,
+    pub num_values: usize,
+}
+
+impl Chunker {
+    /// Chunks of a leaf given by its levels (`parquet`'s `calculate`).
+    /// `value(i)` gives the bytes hashed for array position `i`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn chunks_leveled<'a>(
+        &mut self,
+        def: &LevelData,
+        rep: &LevelData,
+        max_def: i16,
+        max_rep: i16,
+        repeated_ancestor_def_level: i16,
+        num_levels: usize,
+        value: impl Fn(usize) -> &'a [u8],
+    ) -> Vec<LeveledChunk> {
+        let mut chunks = Vec::new();
+        let mut prev = 0;
+        let mut prev_value = 0;
+        let mut value_offset = 0;
+        if max_rep == 0 && max_def == 0 {
+            for i in 0..num_levels {
+                self.roll(value(i));
+                if self.need_new_chunk() {
+                    chunks.push(LeveledChunk {
+                        level_offset: prev,
+                        num_levels: i - prev,
+                        value_offset: prev,
+                        num_values: i - prev,
+                    });
+                    prev = i;
+                }
+            }
+            prev_value = prev;
+            value_offset = num_levels;
+        } else if max_rep == 0 {
+            for i in 0..num_levels {
+                let d = def.get(i).unwrap_or(0);
+                self.roll_level(d);
+                if d == max_def {
+                    self.roll(value(i));
+                }
+                if self.need_new_chunk() {
+                    chunks.push(LeveledChunk {
+                        level_offset: prev,
+                        num_levels: i - prev,
+                        value_offset: prev_value,
+                        num_values: value_offset - prev_value,
+                    });
+                    prev = i;
+                    prev_value = value_offset;
+                }
+                if d == max_def {
+                    value_offset += 1;
+                }
+            }
+        } else {
+            let mut leaf_offset = 0;
+            for i in 0..num_levels {
+                let d = def.get(i).unwrap_or(0);
+                let r = rep.get(i).unwrap_or(0);
+                self.roll_level(d);
+                self.roll_level(r);
+                if d == max_def {
+                    self.roll(value(leaf_offset));
+                }
+                if r == 0 && self.need_new_chunk() && i > prev {
+                    chunks.push(LeveledChunk {
+                        level_offset: prev,
+                        num_levels: i - prev,
+                        value_offset: prev_value,
+                        num_values: value_offset - prev_value,
+                    });
+                    prev = i;
+                    prev_value = value_offset;
+                }
+                if d == max_def {
+                    value_offset += 1;
+                }
+                if d >= repeated_ancestor_def_level {
+                    leaf_offset += 1;
+                }
+            }
+        }
+        if prev < num_levels {
+            chunks.push(LeveledChunk {
+                level_offset: prev,
+                num_levels: num_levels - prev,
+                value_offset: prev_value,
+                num_values: value_offset - prev_value,
             });
         }
         chunks

@@ -70,7 +70,11 @@ fn next_block_size(next: &mut usize, need: usize) -> usize {
 #[derive(Debug)]
 enum Stored {
     /// `blocks[block][start..end]`.
-    Range { block: usize, start: usize, end: usize },
+    Range {
+        block: usize,
+        start: usize,
+        end: usize,
+    },
     Key(PageKey),
 }
 

@@ -7,7 +7,9 @@
 //! [`ArrowRowGroupWriterFactory`](crate::ArrowRowGroupWriterFactory).
 
 use crate::chunk::FlbaChunk;
+use crate::factory::leaf_types;
 use crate::leaf::{FlatLeaf, FlbaColumnWriter, flat_leaf};
+use crate::levels::{LeafLevels, compute_levels};
 use crate::values::FlbaKind;
 use arrow_array::ArrayRef;
 use arrow_schema::{DataType, Field, FieldRef};
@@ -30,7 +32,74 @@ pub struct ArrowLeafColumn(pub(crate) LeafInner);
 #[derive(Debug)]
 pub(crate) enum LeafInner {
     Flat(FlatLeaf),
+    Leveled(Box<LeveledLeaf>),
     Upstream(upstream::ArrowLeafColumn),
+}
+
+/// A FIXED_LEN_BYTE_ARRAY leaf of a nested or dictionary-typed field, with
+/// the levels this crate computed, and what is needed to fall back to
+/// `parquet`'s own leaf if a `parquet` writer gets it.
+#[derive(Debug)]
+pub(crate) struct LeveledLeaf {
+    pub(crate) levels: LeafLevels,
+    field: FieldRef,
+    array: ArrayRef,
+    index: usize,
+}
+
+impl LeveledLeaf {
+    fn upstream(&self) -> Result<upstream::ArrowLeafColumn> {
+        upstream::compute_leaves(&self.field, &self.array)?
+            .into_iter()
+            .nth(self.index)
+            .ok_or_else(|| ParquetError::General("leaf index out of range".into()))
+    }
+}
+
+/// Whether a leaf of this Arrow type may take the fast path (the writer
+/// decides for sure, from the Parquet descriptor).
+fn is_flba_candidate(data_type: &DataType) -> bool {
+    is_flat_candidate(data_type)
+}
+
+/// The leaves of a non-flat field: this crate's levels for FLBA candidates,
+/// `parquet`'s for the rest (`fast(i)` says which leaves to compute here).
+pub(crate) fn leveled_leaves(
+    field: &Field,
+    array: &ArrayRef,
+    fast: &dyn Fn(usize) -> bool,
+    num_leaves: usize,
+) -> Result<Vec<ArrowLeafColumn>> {
+    let ours = compute_levels(field, array, fast)?;
+    let needs_upstream = (0..num_leaves).any(|i| !fast(i));
+    let mut theirs = if needs_upstream {
+        upstream::compute_leaves(field, array)?
+            .into_iter()
+            .map(Some)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let field_ref: FieldRef = Arc::new(field.clone());
+    ours.into_iter()
+        .enumerate()
+        .map(|(i, levels)| {
+            Ok(ArrowLeafColumn(match levels {
+                Some(levels) => LeafInner::Leveled(Box::new(LeveledLeaf {
+                    levels,
+                    field: field_ref.clone(),
+                    array: array.clone(),
+                    index: i,
+                })),
+                None => LeafInner::Upstream(
+                    theirs
+                        .get_mut(i)
+                        .and_then(Option::take)
+                        .ok_or_else(|| ParquetError::General("missing leaf".into()))?,
+                ),
+            }))
+        })
+        .collect()
 }
 
 /// Whether a top-level field of this type is a single FLBA-able leaf whose
@@ -63,6 +132,19 @@ pub fn compute_leaves(field: &Field, array: &ArrayRef) -> Result<Vec<ArrowLeafCo
         return Ok(vec![ArrowLeafColumn(LeafInner::Flat(flat_leaf(
             &field, array,
         )))]);
+    }
+    let mut types = Vec::new();
+    leaf_types(field.data_type(), &mut types);
+    if types.iter().any(|t| is_flba_candidate(t))
+        && crate::validate::types_compatible(field.data_type(), array.data_type())
+    {
+        let fast: Vec<bool> = types.iter().map(|t| is_flba_candidate(t)).collect();
+        return leveled_leaves(
+            field,
+            array,
+            &|i| fast.get(i).copied().unwrap_or(false),
+            fast.len(),
+        );
     }
     Ok(upstream::compute_leaves(field, array)?
         .into_iter()
@@ -153,6 +235,8 @@ impl ArrowColumnWriter {
         match (&mut self.0, &col.0) {
             (WriterInner::Flba(w), LeafInner::Flat(leaf)) => w.write(leaf),
             (WriterInner::Upstream(w), LeafInner::Upstream(leaf)) => w.write(leaf),
+            (WriterInner::Flba(w), LeafInner::Leveled(leaf)) => w.write_leveled(&leaf.levels, None),
+            (WriterInner::Upstream(w), LeafInner::Leveled(leaf)) => w.write(&leaf.upstream()?),
             (WriterInner::Upstream(w), LeafInner::Flat(leaf)) => {
                 let leaves = upstream::compute_leaves(&leaf.field, &leaf.array)?;
                 match leaves.as_slice() {
@@ -180,6 +264,9 @@ impl ArrowColumnWriter {
         match (&mut self.0, &col.0) {
             (WriterInner::Flba(w), LeafInner::Flat(leaf)) => {
                 w.write_chunked_unchecked(leaf, chunker)
+            }
+            (WriterInner::Flba(w), LeafInner::Leveled(leaf)) => {
+                w.write_leveled(&leaf.levels, Some(chunker))
             }
             _ => Err(ParquetError::General(
                 "content-defined chunking on the fast path needs a FIXED_LEN_BYTE_ARRAY leaf"

@@ -12,7 +12,7 @@
 use crate::column::{ArrowColumnWriter, WriterInner};
 use crate::leaf::{FlbaColumnWriter, LeafShape};
 use crate::values::{FlbaKind, decimal_width};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, IntervalUnit, Schema, SchemaRef};
 use parquet::arrow::arrow_writer::{
     self as upstream, InMemoryPageStore, PageStore, PageStoreArgs, PageStoreFactory,
 };
@@ -32,6 +32,29 @@ pub(crate) enum FieldPlan {
     Fast { kind: FlbaKind, leaf: usize },
     /// `leaves` leaves through `parquet`'s writers.
     Delegated { leaves: usize },
+    /// A nested or dictionary-typed field: leaves whose kind is given take
+    /// the fast path with levels computed by this crate, the others go
+    /// through `parquet`'s writers.
+    Leveled {
+        first_leaf: usize,
+        fast: Vec<Option<FlbaKind>>,
+    },
+}
+
+impl FieldPlan {
+    /// Whether `parquet`'s writers are needed for some leaf of this field.
+    pub(crate) fn needs_upstream(&self) -> bool {
+        match self {
+            Self::Fast { .. } => false,
+            Self::Delegated { .. } => true,
+            Self::Leveled { fast, .. } => fast.iter().any(Option::is_none),
+        }
+    }
+
+    /// Whether every leaf of this field takes the fast path.
+    pub(crate) fn all_fast(&self) -> bool {
+        !self.needs_upstream()
+    }
 }
 
 /// Creates the column writers of each row group, see [`ArrowColumnWriter`].
@@ -134,9 +157,15 @@ impl ArrowRowGroupWriterFactory {
             } => {
                 let fast: Vec<usize> = plan
                     .iter()
-                    .filter_map(|p| match p {
-                        FieldPlan::Fast { leaf, .. } => Some(*leaf),
-                        _ => None,
+                    .flat_map(|p| match p {
+                        FieldPlan::Fast { leaf, .. } => vec![*leaf],
+                        FieldPlan::Leveled { first_leaf, fast } => fast
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, k)| k.is_some())
+                            .map(|(i, _)| first_leaf + i)
+                            .collect(),
+                        FieldPlan::Delegated { .. } => vec![],
                     })
                     .collect();
                 let stash = Arc::new(Stash {
@@ -193,6 +222,11 @@ impl ArrowRowGroupWriterFactory {
                 }
                 .into_iter();
                 let mut out = Vec::with_capacity(self.columns.len());
+                let mut next_other = || {
+                    others.next().ok_or_else(|| {
+                        ParquetError::General("missing delegated column writer".into())
+                    })
+                };
                 for p in plan {
                     match p {
                         FieldPlan::Fast { kind, leaf } => {
@@ -200,10 +234,20 @@ impl ArrowRowGroupWriterFactory {
                         }
                         FieldPlan::Delegated { leaves } => {
                             for _ in 0..*leaves {
-                                let w = others.next().ok_or_else(|| {
-                                    ParquetError::General("missing delegated column writer".into())
-                                })?;
-                                out.push(ArrowColumnWriter(WriterInner::Upstream(w)));
+                                out.push(ArrowColumnWriter(WriterInner::Upstream(next_other()?)));
+                            }
+                        }
+                        FieldPlan::Leveled { first_leaf, fast } => {
+                            let upstream = p.needs_upstream();
+                            for (i, kind) in fast.iter().enumerate() {
+                                let theirs = if upstream { Some(next_other()?) } else { None };
+                                out.push(match (kind, theirs) {
+                                    (Some(kind), _) => {
+                                        self.fast_writer(*kind, first_leaf + i, None)?
+                                    }
+                                    (None, Some(w)) => ArrowColumnWriter(WriterInner::Upstream(w)),
+                                    (None, None) => unreachable!("a delegated leaf has a writer"),
+                                });
                             }
                         }
                     }
@@ -244,6 +288,25 @@ impl ArrowRowGroupWriterFactory {
                                     ParquetError::General("missing delegated column writer".into())
                                 })?;
                                 out.push(ArrowColumnWriter(WriterInner::Upstream(w)));
+                            }
+                        }
+                        FieldPlan::Leveled { first_leaf, fast } => {
+                            for (i, kind) in fast.iter().enumerate() {
+                                let (_, w) = all.next().ok_or_else(|| {
+                                    ParquetError::General("missing delegated column writer".into())
+                                })?;
+                                out.push(match kind {
+                                    Some(kind) => {
+                                        let leaf = first_leaf + i;
+                                        let store = stores.remove(&leaf).ok_or_else(|| {
+                                            ParquetError::General(
+                                                "page store was not created".into(),
+                                            )
+                                        })?;
+                                        self.fast_writer(*kind, leaf, Some(store))?
+                                    }
+                                    None => ArrowColumnWriter(WriterInner::Upstream(w)),
+                                });
                             }
                         }
                     }
@@ -364,16 +427,96 @@ fn plan_fields(
         if leaves != count_parquet_leaves(parquet_field) {
             return None;
         }
-        let fast = (leaves == 1)
+        let flat = (leaves == 1)
             .then(|| fast_kind(field, &columns[leaf], props))
             .flatten();
-        plan.push(match fast {
+        plan.push(match flat {
             Some(kind) => FieldPlan::Fast { kind, leaf },
-            None => FieldPlan::Delegated { leaves },
+            None => {
+                let mut types = Vec::with_capacity(leaves);
+                leaf_types(field.data_type(), &mut types);
+                let fast: Vec<Option<FlbaKind>> = types
+                    .iter()
+                    .zip(&columns[leaf..leaf + leaves])
+                    .map(|(t, descr)| leaf_kind(t, descr))
+                    .collect();
+                if fast.iter().any(Option::is_some) && types.len() == leaves {
+                    FieldPlan::Leveled {
+                        first_leaf: leaf,
+                        fast,
+                    }
+                } else {
+                    FieldPlan::Delegated { leaves }
+                }
+            }
         });
         leaf += leaves;
     }
     (leaf == columns.len()).then_some(plan)
+}
+
+/// The Arrow leaf types of a data type, depth first (dictionary and
+/// run-end-encoded wrappers looked through), as `parquet` enumerates leaves.
+pub(crate) fn leaf_types<'a>(data_type: &'a DataType, out: &mut Vec<&'a DataType>) {
+    match data_type {
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f) => leaf_types(f.data_type(), out),
+        DataType::Struct(fields) => {
+            for f in fields {
+                leaf_types(f.data_type(), out)
+            }
+        }
+        DataType::Map(f, _) => {
+            if let DataType::Struct(kv) = f.data_type() {
+                for f in kv {
+                    leaf_types(f.data_type(), out)
+                }
+            }
+        }
+        DataType::Dictionary(_, v) => leaf_types(v, out),
+        DataType::RunEndEncoded(_, v) => leaf_types(v.data_type(), out),
+        t => out.push(t),
+    }
+}
+
+/// The kind of a leaf of a nested or dictionary-typed field that can take
+/// the fast path: its descriptor must be what `parquet`'s schema converter
+/// makes of its Arrow type.
+fn leaf_kind(data_type: &DataType, descr: &ColumnDescriptor) -> Option<FlbaKind> {
+    let kind = FlbaKind::of(data_type)?;
+    (descr.physical_type() == PhysicalType::FIXED_LEN_BYTE_ARRAY
+        && converter_type_matches(data_type, descr))
+    .then_some(kind)
+}
+
+/// Whether `descr`'s width, logical and converted types are what `parquet`'s
+/// schema converter makes of `data_type`.
+fn converter_type_matches(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
+    let width = descr.type_length();
+    let logical = descr.logical_type_ref();
+    let converted = descr.converted_type();
+    match data_type {
+        DataType::FixedSizeBinary(n) => {
+            *n > 0
+                && width == *n
+                && matches!(logical, None | Some(LogicalType::Uuid))
+                && converted == ConvertedType::NONE
+        }
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+            *p >= 19
+                && width as usize == decimal_width(*p)
+                && matches!(logical, Some(LogicalType::Decimal(d))
+                    if d.scale == *s as i32 && d.precision == *p as i32)
+        }
+        DataType::Float16 => width == 2 && matches!(logical, Some(LogicalType::Float16)),
+        DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime) => {
+            width == 12 && logical.is_none() && converted == ConvertedType::INTERVAL
+        }
+        _ => false,
+    }
 }
 
 /// The kind of a top-level field whose leaf can take the fast path: the
@@ -397,29 +540,7 @@ fn fast_kind(
     {
         return None;
     }
-    let width = descr.type_length();
-    let logical = descr.logical_type_ref();
-    let converted = descr.converted_type();
-    let ok = match field.data_type() {
-        DataType::FixedSizeBinary(n) => {
-            *n > 0
-                && width == *n
-                && matches!(logical, None | Some(LogicalType::Uuid))
-                && converted == ConvertedType::NONE
-        }
-        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
-            *p >= 19
-                && width as usize == decimal_width(*p)
-                && matches!(logical, Some(LogicalType::Decimal(d))
-                    if d.scale == *s as i32 && d.precision == *p as i32)
-        }
-        DataType::Float16 => width == 2 && matches!(logical, Some(LogicalType::Float16)),
-        DataType::Interval(_) => {
-            width == 12 && logical.is_none() && converted == ConvertedType::INTERVAL
-        }
-        _ => false,
-    };
-    ok.then_some(kind)
+    converter_type_matches(field.data_type(), descr).then_some(kind)
 }
 
 /// A throw-away file writer over `root`, only used to build `parquet`
@@ -441,7 +562,7 @@ fn delegated_factory(
     let keep: Vec<usize> = plan
         .iter()
         .enumerate()
-        .filter(|(_, p)| matches!(p, FieldPlan::Delegated { .. }))
+        .filter(|(_, p)| p.needs_upstream())
         .map(|(i, _)| i)
         .collect();
     if keep.is_empty() {

@@ -10,6 +10,7 @@
 
 use crate::cdc::Chunker;
 use crate::chunk::{FlbaChunk, PageSink};
+use crate::levels::{LeafLevels, LevelData};
 use crate::page::{MiniBatchLevels, PageBuilder, ValueSource};
 use crate::values::{Extremes, FlbaKind, NativeValues};
 use arrow_array::cast::AsArray;
@@ -60,6 +61,7 @@ pub(crate) struct FlbaColumnWriter {
     width: usize,
     builder: PageBuilder,
     distinct: Option<HashSet<u64>>,
+    repeated_ancestor_def_level: i16,
 }
 
 impl std::fmt::Debug for FlbaColumnWriter {
@@ -79,6 +81,7 @@ impl FlbaColumnWriter {
         store: Option<Box<dyn PageStore>>,
     ) -> Result<Self> {
         let width = descr.type_length() as usize;
+        let repeated_ancestor_def_level = descr.repeated_ancestor_def_level();
         let builder = PageBuilder::try_new(descr, props, kind.order(), PageSink::new(store))?;
         Ok(Self {
             kind,
@@ -87,6 +90,7 @@ impl FlbaColumnWriter {
             distinct: props
                 .write_row_group_number_distinct_values()
                 .then(HashSet::new),
+            repeated_ancestor_def_level,
         })
     }
 
@@ -325,6 +329,191 @@ impl FlbaColumnWriter {
         Ok(())
     }
 
+    /// Writes a leaf of a nested (or dictionary-typed) field from its levels,
+    /// validating it first; with a chunker, in content-defined chunks.
+    pub(crate) fn write_leveled(
+        &mut self,
+        levels: &LeafLevels,
+        chunker: Option<&mut Chunker>,
+    ) -> Result<()> {
+        if let Some(message) = &levels.validation_error {
+            return Err(ParquetError::ArrowError(message.clone()));
+        }
+        let array = match levels.array.data_type() {
+            DataType::Dictionary(_, _) => {
+                let dict = levels.array.as_any_dictionary();
+                arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?
+            }
+            _ => levels.array.clone(),
+        };
+        let values = NativeValues::new(self.kind, self.width, array.as_ref())?;
+        let indices = &levels.non_null_indices;
+        if let Some(&i) = indices.iter().find(|&&i| values.first_unfit_decimal_at(i)) {
+            return Err(ParquetError::General(format!(
+                "Column '{}', index {i}: decimal value {} does not fit the {} bytes of a \
+                 FIXED_LEN_BYTE_ARRAY column; parquet would write a truncated, wrong value",
+                self.builder.column_name(),
+                values.format_decimal(i),
+                self.width,
+            )));
+        }
+        if let Some(seen) = &mut self.distinct {
+            for &i in indices {
+                seen.insert(XxHash64::oneshot(0, values.native(i)));
+            }
+        }
+        let num_levels = levels.def.len().max(levels.rep.len());
+        let num_levels = if num_levels == 0 {
+            indices.len()
+        } else {
+            num_levels
+        };
+        match chunker {
+            None => self.write_leveled_range(levels, &values, 0, num_levels, 0),
+            Some(chunker) => {
+                let chunks = match levels.array.data_type() {
+                    // A dictionary array is chunked by its keys.
+                    DataType::Dictionary(_, _) => {
+                        let keys = levels.array.as_any_dictionary().keys().to_data();
+                        let width = keys.data_type().primitive_width().unwrap_or(1);
+                        let bytes = &keys.buffers()[0].as_slice()[keys.offset() * width..];
+                        chunker.chunks_leveled(
+                            &levels.def,
+                            &levels.rep,
+                            levels.max_def,
+                            levels.max_rep,
+                            self.repeated_ancestor_def_level,
+                            num_levels,
+                            |i| &bytes[i * width..(i + 1) * width],
+                        )
+                    }
+                    _ => chunker.chunks_leveled(
+                        &levels.def,
+                        &levels.rep,
+                        levels.max_def,
+                        levels.max_rep,
+                        self.repeated_ancestor_def_level,
+                        num_levels,
+                        |i| values.native(i),
+                    ),
+                };
+                let last = chunks.len().saturating_sub(1);
+                for (k, c) in chunks.iter().enumerate() {
+                    self.write_leveled_range(
+                        levels,
+                        &values,
+                        c.level_offset,
+                        c.num_levels,
+                        c.value_offset,
+                    )?;
+                    if k < last {
+                        self.builder.add_data_page()?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `parquet`'s `write_batch_internal` over levels `[start, start + len)`,
+    /// whose values start at `non_null_indices[values_start]`.
+    fn write_leveled_range(
+        &mut self,
+        levels: &LeafLevels,
+        values: &NativeValues<'_>,
+        start: usize,
+        len: usize,
+        values_start: usize,
+    ) -> Result<()> {
+        let s = self.builder.settings();
+        let materialized = |l: &LevelData| matches!(l, LevelData::Materialized(_));
+        let both_compact = !materialized(&levels.def) && !materialized(&levels.rep);
+        let has_levels =
+            !matches!(levels.def, LevelData::Absent) || !matches!(levels.rep, LevelData::Absent);
+        let base = if both_compact && has_levels {
+            s.data_page_row_count_limit
+        } else {
+            s.write_batch_size
+        }
+        .max(1);
+        let per_batch = self.width.saturating_mul(base);
+        let fits_page = per_batch <= s.data_page_size_limit;
+        let fits_dict = per_batch <= s.dictionary_page_size_limit;
+        let max_def = levels.max_def;
+        let end_all = start + len;
+        let record_end = |mut end: usize| {
+            if let LevelData::Materialized(rep) = &levels.rep {
+                while end < end_all && rep[end] != 0 {
+                    end += 1;
+                }
+            }
+            end
+        };
+        let mut offset = start;
+        let mut vo = values_start;
+        while offset < end_all {
+            let end = record_end(end_all.min(offset + base));
+            let chunk = end - offset;
+            let sub = self.pick_sub_batch_with(chunk, fits_page, fits_dict, || {
+                count_level_values(&levels.def, max_def, offset, chunk)
+            });
+            match sub {
+                None => vo = self.leveled_mini_batch(levels, values, offset, chunk, vo)?,
+                Some(sub) => {
+                    let mut w = 0;
+                    while w < chunk {
+                        let window_end = match sub {
+                            SubBatch::Levels(n) => (w + n).min(chunk),
+                            SubBatch::Values(n) => {
+                                leveled_window_end(&levels.def, max_def, offset, chunk, w, n)
+                            }
+                        };
+                        let stop = record_end(offset + window_end) - offset;
+                        vo = self.leveled_mini_batch(levels, values, offset + w, stop - w, vo)?;
+                        w = stop;
+                    }
+                }
+            }
+            offset = end;
+        }
+        Ok(())
+    }
+
+    /// One mini-batch of a leveled leaf; returns the next value position.
+    fn leveled_mini_batch(
+        &mut self,
+        levels: &LeafLevels,
+        values: &NativeValues<'_>,
+        offset: usize,
+        len: usize,
+        vo: usize,
+    ) -> Result<usize> {
+        fn slice(l: &LevelData, offset: usize, len: usize) -> MiniBatchLevels<'_> {
+            match l {
+                LevelData::Absent => MiniBatchLevels::Absent,
+                LevelData::Uniform { value, .. } => MiniBatchLevels::Uniform(*value),
+                LevelData::Materialized(v) => MiniBatchLevels::Slice(&v[offset..offset + len]),
+            }
+        }
+        let n =
+            if matches!(levels.def, LevelData::Absent) && matches!(levels.rep, LevelData::Absent) {
+                len
+            } else {
+                count_level_values(&levels.def, levels.max_def, offset, len)
+            };
+        let src = IndexValues {
+            values,
+            indices: &levels.non_null_indices[vo..vo + n],
+        };
+        self.builder.write_mini_batch_nested(
+            len,
+            slice(&levels.def, offset, len),
+            slice(&levels.rep, offset, len),
+            &src,
+        )?;
+        Ok(vo + n)
+    }
+
     /// `parquet`'s `ByteBudgetChunker::pick_sub_batch` for fixed-width values.
     fn pick_sub_batch(
         &self,
@@ -333,6 +522,19 @@ impl FlbaColumnWriter {
         chunk: usize,
         fits_page: bool,
         fits_dict: bool,
+    ) -> Option<SubBatch> {
+        self.pick_sub_batch_with(chunk, fits_page, fits_dict, || {
+            count_values(levels, offset, chunk)
+        })
+    }
+
+    /// `pick_sub_batch` given a way to count the chunk's values.
+    fn pick_sub_batch_with(
+        &self,
+        chunk: usize,
+        fits_page: bool,
+        fits_dict: bool,
+        count: impl FnOnce() -> usize,
     ) -> Option<SubBatch> {
         if chunk == 0 {
             return None;
@@ -353,7 +555,7 @@ impl FlbaColumnWriter {
                 self.builder.compresses_against_previous_value(),
             )
         };
-        let values = count_values(levels, offset, chunk);
+        let values = count();
         if values == 0 {
             return None;
         }
@@ -450,6 +652,56 @@ fn count_values(levels: Levels<'_>, offset: usize, len: usize) -> usize {
         Levels::Uniform(0) => 0,
         Levels::Uniform(_) => len,
         Levels::Bitmap(nulls) => nulls.inner().slice(offset, len).count_set_bits(),
+    }
+}
+
+/// Number of values (levels equal to `max_def`) in `[offset, offset + len)`.
+fn count_level_values(def: &LevelData, max_def: i16, offset: usize, len: usize) -> usize {
+    match def {
+        LevelData::Absent => len,
+        LevelData::Uniform { value, .. } => {
+            if *value == max_def {
+                len
+            } else {
+                0
+            }
+        }
+        LevelData::Materialized(v) => v[offset..offset + len]
+            .iter()
+            .filter(|&&l| l == max_def)
+            .count(),
+    }
+}
+
+/// [`window_end_for_values`] for leveled leaves.
+fn leveled_window_end(
+    def: &LevelData,
+    max_def: i16,
+    offset: usize,
+    chunk: usize,
+    start: usize,
+    max_values: usize,
+) -> usize {
+    match def {
+        LevelData::Absent => (start + max_values).min(chunk),
+        LevelData::Uniform { value, .. } => {
+            if *value == max_def {
+                (start + max_values).min(chunk)
+            } else {
+                chunk
+            }
+        }
+        LevelData::Materialized(v) => {
+            let mut seen = 0;
+            let mut end = start;
+            while end < chunk && seen < max_values {
+                if v[offset + end] == max_def {
+                    seen += 1;
+                }
+                end += 1;
+            }
+            end
+        }
     }
 }
 
@@ -589,6 +841,50 @@ impl ValueSource for BitmapValues<'_> {
         for (start, end) in BitSliceIterator::new(self.bits, self.bit_offset, self.len) {
             self.values
                 .convert_range(self.offset + start, self.offset + end, out, e.as_mut());
+        }
+        e.and_then(|e| e.positions())
+    }
+}
+
+/// The values at the given positions (contiguous runs converted at once).
+struct IndexValues<'a> {
+    values: &'a NativeValues<'a>,
+    indices: &'a [usize],
+}
+
+impl IndexValues<'_> {
+    /// Maximal runs of consecutive positions.
+    fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            let start = *self.indices.get(i)?;
+            let mut end = start + 1;
+            i += 1;
+            while i < self.indices.len() && self.indices[i] == end {
+                end += 1;
+                i += 1;
+            }
+            Some((start, end))
+        })
+    }
+}
+
+impl ValueSource for IndexValues<'_> {
+    fn count(&self) -> usize {
+        self.indices.len()
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        let (&first, &last) = (self.indices.first()?, self.indices.last()?);
+        (last - first + 1 == self.indices.len())
+            .then(|| self.values.borrow(first, last + 1))
+            .flatten()
+    }
+
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
+        let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
+        for (start, end) in self.runs() {
+            self.values.convert_range(start, end, out, e.as_mut());
         }
         e.and_then(|e| e.positions())
     }

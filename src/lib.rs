@@ -27,7 +27,9 @@ mod column;
 mod encoding;
 mod factory;
 mod leaf;
+mod levels;
 mod page;
+mod spill;
 mod validate;
 mod values;
 mod writer;
@@ -38,7 +40,15 @@ pub use parquet::arrow::arrow_writer::{
     InMemoryPageStore, InMemoryPageStoreFactory, PageKey, PageStore, PageStoreArgs,
     PageStoreFactory,
 };
+pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions};
+
+#[cfg(feature = "async")]
+mod async_writer;
+#[cfg(feature = "async")]
+pub use async_writer::AsyncArrowWriter;
+#[cfg(feature = "async")]
+pub use parquet::arrow::async_writer::AsyncFileWriter;
 
 #[cfg(test)]
 mod smoke_tests;

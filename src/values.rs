@@ -271,6 +271,19 @@ impl<'a> NativeValues<'a> {
         }
     }
 
+    /// Whether the decimal at `i` does not fit the column's width.
+    pub(crate) fn first_unfit_decimal_at(&self, i: usize) -> bool {
+        let v = self.native(i);
+        let w = self.width;
+        match self.kind {
+            FlbaKind::Decimal128 | FlbaKind::Decimal256 if w < v.len() => {
+                let fill = if v[w - 1] & 0x80 != 0 { 0xFF } else { 0 };
+                v[w..].iter().any(|&b| b != fill)
+            }
+            _ => false,
+        }
+    }
+
     /// The decimal at `i`, formatted, for error messages.
     pub(crate) fn format_decimal(&self, i: usize) -> String {
         let v = self.native(i);

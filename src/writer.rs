@@ -4,7 +4,9 @@
 //! [`ArrowRowGroupWriterFactory`].
 
 use crate::cdc::Chunker;
-use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, LeafInner};
+use crate::column::{
+    ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, LeafInner, leveled_leaves,
+};
 use crate::factory::{ArrowRowGroupWriterFactory, FieldPlan};
 use crate::leaf::flat_leaf;
 use crate::validate::validate_batch;
@@ -555,6 +557,12 @@ impl<W: Write + Send> OwnWriter<W> {
                 Some(FieldPlan::Fast { .. }) => {
                     leaves.push(ArrowLeafColumn(LeafInner::Flat(flat_leaf(field, array))))
                 }
+                Some(FieldPlan::Leveled { fast, .. }) => leaves.extend(leveled_leaves(
+                    field,
+                    array,
+                    &|i| fast.get(i).is_some_and(Option::is_some),
+                    fast.len(),
+                )?),
                 _ => leaves.extend(
                     upstream::compute_leaves(field, array)?
                         .into_iter()
@@ -633,7 +641,7 @@ fn all_fields_fast(arrow_schema: &SchemaRef, options: &ArrowWriterOptions) -> Re
     let factory = ArrowRowGroupWriterFactory::new(&writer, arrow_schema.clone());
     Ok(factory
         .plan()
-        .is_some_and(|plan| plan.iter().all(|p| matches!(p, FieldPlan::Fast { .. }))))
+        .is_some_and(|plan| plan.iter().all(FieldPlan::all_fast)))
 }
 
 impl<W: Write + Send> RecordBatchWriter for ArrowWriter<W> {

@@ -46,7 +46,7 @@ impl DeltaBinaryPackedI32 {
     }
 
     /// Encodes one value.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn put(&mut self, value: i32) {
         if self.total_values == 0 {
             self.first_value = value;

@@ -329,7 +329,11 @@ pub(crate) fn pack_bits(out: &mut Vec<u8>, values: &[u32], bit_width: u8) {
     if bw == 0 {
         return;
     }
-    let mask: u64 = if bw == 32 { u32::MAX as u64 } else { (1u64 << bw) - 1 };
+    let mask: u64 = if bw == 32 {
+        u32::MAX as u64
+    } else {
+        (1u64 << bw) - 1
+    };
     let (groups, tail) = values.as_chunks::<8>();
     if bw <= 8 {
         // Eight values fit one u64: `bw` bytes per group.

@@ -28,7 +28,9 @@ const MAX_BYTES: usize = 128 * 1024 * 1024;
 /// false-positive probability `fpp`.
 fn num_blocks(ndv: u64, fpp: f64) -> usize {
     let bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
-    let bytes = (bits as usize / 8).clamp(MIN_BYTES, MAX_BYTES).next_power_of_two();
+    let bytes = (bits as usize / 8)
+        .clamp(MIN_BYTES, MAX_BYTES)
+        .next_power_of_two();
     bytes / 32
 }
 
@@ -164,7 +166,17 @@ mod tests {
 
     #[test]
     fn sizing_matches_parquet() {
-        for ndv in [0u64, 1, 7, 100, 1000, 65_536, 1 << 20, 10_000_000, u32::MAX as u64] {
+        for ndv in [
+            0u64,
+            1,
+            7,
+            100,
+            1000,
+            65_536,
+            1 << 20,
+            10_000_000,
+            u32::MAX as u64,
+        ] {
             for fpp in [0.0001, 0.01, 0.05, 0.1, 0.5, 0.9] {
                 let up = Sbbf::new_with_ndv_fpp(ndv, fpp).unwrap();
                 assert_eq!(num_blocks(ndv, fpp), up.num_blocks(), "ndv {ndv} fpp {fpp}");

@@ -41,6 +41,7 @@ pub(crate) struct ColumnSettings {
     pub width: usize,
     pub order: ValueOrder,
     pub max_def: i16,
+    pub max_rep: i16,
     /// `descr.sort_order().is_signed()`: chunk statistics also fill the
     /// deprecated min/max fields.
     pub signed: bool,
@@ -80,6 +81,7 @@ impl ColumnSettings {
             width: descr.type_length().max(0) as usize,
             order,
             max_def: descr.max_def_level(),
+            max_rep: descr.max_rep_level(),
             signed: descr.sort_order() == SortOrder::SIGNED,
             truncatable: descr.physical_type() == PhysicalType::FIXED_LEN_BYTE_ARRAY
                 && !is_decimal
@@ -116,8 +118,10 @@ pub(crate) enum MiniBatchLevels<'a> {
     /// Every level has this value.
     Uniform(i16),
     /// Levels from a validity bitmap: `(bitmap bytes, bit offset)`; a set bit is
-    /// `max_def`, a clear bit `max_def - 1`.
+    /// level 1, a clear bit level 0 (a top-level nullable leaf).
     Bitmap(&'a [u8], usize),
+    /// Levels as they are.
+    Slice(&'a [i16]),
 }
 
 /// Builds the pages of one column chunk.
@@ -127,6 +131,7 @@ pub(crate) struct PageBuilder {
     codec: Option<Box<dyn Codec>>,
     values: ValueEncoder,
     def_levels: RleEncoder,
+    rep_levels: RleEncoder,
     bloom: Option<BloomFilter>,
     sink: PageSink,
 
@@ -135,7 +140,8 @@ pub(crate) struct PageBuilder {
     page_rows: u32,
     page_nulls: u64,
     page_exemption: usize,
-    page_def_hist: [i64; 2],
+    page_def_hist: Vec<i64>,
+    page_rep_hist: Vec<i64>,
     page_min_max: MinMax,
     page_nans: Option<u64>,
 
@@ -150,7 +156,8 @@ pub(crate) struct PageBuilder {
     chunk_min_max: MinMax,
     chunk_nulls: u64,
     chunk_nans: Option<u64>,
-    chunk_def_hist: [i64; 2],
+    chunk_def_hist: Vec<i64>,
+    chunk_rep_hist: Vec<i64>,
     encodings: BTreeSet<Encoding>,
     encoding_stats: Vec<PageEncodingStats>,
     column_index: ColumnIndexBuilder,
@@ -210,6 +217,7 @@ impl PageBuilder {
         Ok(Self {
             values: ValueEncoder::new(s.width, s.dictionary, fallback),
             def_levels: RleEncoder::new(num_required_bits(s.max_def as u64)),
+            rep_levels: RleEncoder::new(num_required_bits(s.max_rep as u64)),
             codec,
             bloom,
             sink,
@@ -217,7 +225,8 @@ impl PageBuilder {
             page_rows: 0,
             page_nulls: 0,
             page_exemption: 0,
-            page_def_hist: [0; 2],
+            page_def_hist: vec![0; s.max_def as usize + 1],
+            page_rep_hist: vec![0; s.max_rep as usize + 1],
             page_min_max: MinMax::default(),
             page_nans: None,
             total_bytes_written: 0,
@@ -230,7 +239,8 @@ impl PageBuilder {
             chunk_min_max: MinMax::default(),
             chunk_nulls: 0,
             chunk_nans: None,
-            chunk_def_hist: [0; 2],
+            chunk_def_hist: vec![0; s.max_def as usize + 1],
+            chunk_rep_hist: vec![0; s.max_rep as usize + 1],
             encodings,
             encoding_stats: Vec::new(),
             column_index,
@@ -247,6 +257,11 @@ impl PageBuilder {
             s,
             descr,
         })
+    }
+
+    /// The column's dotted path, for error messages.
+    pub(crate) fn column_name(&self) -> String {
+        self.descr.path().string()
     }
 
     pub(crate) fn settings(&self) -> &ColumnSettings {
@@ -279,6 +294,7 @@ impl PageBuilder {
     pub(crate) fn memory_size(&self) -> usize {
         self.values.memory_size()
             + self.def_levels.memory_size()
+            + self.rep_levels.memory_size()
             + self.bloom.as_ref().map_or(0, BloomFilter::memory_size)
             + self.sink.memory_size()
             + self.page_buf.capacity()
@@ -296,9 +312,21 @@ impl PageBuilder {
         levels: MiniBatchLevels<'_>,
         values: &impl ValueSource,
     ) -> Result<()> {
+        self.write_mini_batch_nested(num_levels, levels, MiniBatchLevels::Absent, values)
+    }
+
+    /// Writes one mini-batch with definition and repetition levels; the
+    /// repetition levels must start at a record boundary.
+    pub(crate) fn write_mini_batch_nested(
+        &mut self,
+        num_levels: usize,
+        def: MiniBatchLevels<'_>,
+        rep: MiniBatchLevels<'_>,
+        values: &impl ValueSource,
+    ) -> Result<()> {
         let num_values = values.count();
-        match levels {
-            MiniBatchLevels::Absent => debug_assert_eq!(num_values, num_levels),
+        match def {
+            MiniBatchLevels::Absent => {}
             MiniBatchLevels::Uniform(level) => {
                 self.def_levels.put_run(level as u32, num_levels);
                 self.page_def_hist[level as usize] += num_levels as i64;
@@ -308,9 +336,33 @@ impl PageBuilder {
                 self.page_def_hist[1] += num_values as i64;
                 self.page_def_hist[0] += (num_levels - num_values) as i64;
             }
+            MiniBatchLevels::Slice(levels) => {
+                put_level_runs(&mut self.def_levels, &mut self.page_def_hist, levels);
+            }
         }
         self.page_nulls += (num_levels - num_values) as u64;
-        self.page_rows += num_levels as u32;
+        if self.s.max_rep > 0 {
+            let rows = match rep {
+                MiniBatchLevels::Uniform(level) => {
+                    self.rep_levels.put_run(level as u32, num_levels);
+                    self.page_rep_hist[level as usize] += num_levels as i64;
+                    if level == 0 { num_levels } else { 0 }
+                }
+                MiniBatchLevels::Slice(levels) => {
+                    put_level_runs(&mut self.rep_levels, &mut self.page_rep_hist, levels);
+                    levels.iter().filter(|&&l| l == 0).count()
+                }
+                _ => {
+                    return Err(ParquetError::General(format!(
+                        "Repetition levels are required, because max repetition level = {}",
+                        self.s.max_rep
+                    )));
+                }
+            };
+            self.page_rows += rows as u32;
+        } else {
+            self.page_rows += num_levels as u32;
+        }
 
         self.put_values(values)?;
 
@@ -398,7 +450,11 @@ impl PageBuilder {
         } else {
             0
         };
-        let levels = if s.max_def > 0 { self.last_levels_len + 32 } else { 0 };
+        let levels = if s.max_def > 0 {
+            self.last_levels_len + 32
+        } else {
+            0
+        };
         64 + stats + levels
     }
 
@@ -434,11 +490,14 @@ impl PageBuilder {
             self.chunk_min_max.merge(s.order, &self.page_min_max);
         }
         let page_stats = has_min_max && s.statistics == EnabledStatistics::Page;
-        let hist = s.max_def > 0 && s.statistics != EnabledStatistics::None;
         self.update_indexes(page_stats);
-        if hist {
-            self.chunk_def_hist[0] += self.page_def_hist[0];
-            self.chunk_def_hist[1] += self.page_def_hist[1];
+        if self.s.statistics != EnabledStatistics::None {
+            for (c, p) in self.chunk_def_hist.iter_mut().zip(&self.page_def_hist) {
+                *c += p;
+            }
+            for (c, p) in self.chunk_rep_hist.iter_mut().zip(&self.page_rep_hist) {
+                *c += p;
+            }
         }
 
         let s = &self.s;
@@ -471,20 +530,16 @@ impl PageBuilder {
                     },
                 );
 
-        // Levels (V1: with a 4-byte length prefix), then the values.
+        // Levels (V1: each with a 4-byte length prefix), repetition first.
         self.levels.clear();
-        if s.max_def > 0 {
-            match s.version {
-                WriterVersion::PARQUET_1_0 => {
-                    self.levels.extend_from_slice(&[0; 4]);
-                    self.def_levels.finish_into(&mut self.levels);
-                    let len = (self.levels.len() - 4) as u32;
-                    self.levels[..4].copy_from_slice(&len.to_le_bytes());
-                }
-                WriterVersion::PARQUET_2_0 => self.def_levels.finish_into(&mut self.levels),
-            }
-            self.last_levels_len = self.levels.len();
+        if s.max_rep > 0 {
+            finish_levels(&mut self.rep_levels, s.version, &mut self.levels);
         }
+        let rep_len = self.levels.len();
+        if s.max_def > 0 {
+            finish_levels(&mut self.def_levels, s.version, &mut self.levels);
+        }
+        self.last_levels_len = self.levels.len();
         let levels = self.levels.as_slice();
         // PLAIN values may already sit in the sink, where the page goes.
         let in_place = self.sink.has_open_page();
@@ -538,8 +593,8 @@ impl PageBuilder {
                 num_nulls: self.page_nulls as u32 as i32,
                 num_rows: self.page_rows as i32,
                 encoding,
-                def_levels_len: levels.len() as i32,
-                rep_levels_len: 0,
+                def_levels_len: (levels.len() - rep_len) as i32,
+                rep_levels_len: rep_len as i32,
                 is_compressed,
                 statistics,
             },
@@ -599,7 +654,8 @@ impl PageBuilder {
         self.page_rows = 0;
         self.page_nulls = 0;
         self.page_exemption = 0;
-        self.page_def_hist = [0; 2];
+        self.page_def_hist.fill(0);
+        self.page_rep_hist.fill(0);
         self.page_min_max.clear();
         self.page_nans = None;
         Ok(())
@@ -652,16 +708,19 @@ impl PageBuilder {
                     .append(false, min, max, self.page_nulls as i64, nan_count);
             }
         }
-        let def_hist = self.page_histogram();
-        self.column_index.append_histograms(&None, &def_hist);
+        let (rep_hist, def_hist) = self.page_histograms();
+        self.column_index.append_histograms(&rep_hist, &def_hist);
         if let Some(index) = &mut self.offset_index {
             index.append_row_count(self.page_rows as i64);
         }
     }
 
-    fn page_histogram(&self) -> Option<LevelHistogram> {
-        (self.s.max_def > 0 && self.s.statistics != EnabledStatistics::None)
-            .then(|| LevelHistogram::from(self.page_def_hist.to_vec()))
+    fn page_histograms(&self) -> (Option<LevelHistogram>, Option<LevelHistogram>) {
+        let on = self.s.statistics != EnabledStatistics::None;
+        (
+            (on && self.s.max_rep > 0).then(|| LevelHistogram::from(self.page_rep_hist.clone())),
+            (on && self.s.max_def > 0).then(|| LevelHistogram::from(self.page_def_hist.clone())),
+        )
     }
 
     /// Writes the dictionary page and ends dictionary encoding.
@@ -798,12 +857,40 @@ impl PageBuilder {
             builder = builder
                 .set_statistics(Statistics::from(statistics))
                 .set_unencoded_byte_array_data_bytes(None)
-                .set_repetition_level_histogram(None)
+                .set_repetition_level_histogram(
+                    (s.max_rep > 0).then(|| LevelHistogram::from(self.chunk_rep_hist.clone())),
+                )
                 .set_definition_level_histogram(
-                    (s.max_def > 0).then(|| LevelHistogram::from(self.chunk_def_hist.to_vec())),
+                    (s.max_def > 0).then(|| LevelHistogram::from(self.chunk_def_hist.clone())),
                 );
         }
         builder.build()
+    }
+}
+
+/// Appends a page's levels: V1 prefixes them with their length.
+fn finish_levels(encoder: &mut RleEncoder, version: WriterVersion, out: &mut Vec<u8>) {
+    match version {
+        WriterVersion::PARQUET_1_0 => {
+            let start = out.len();
+            out.extend_from_slice(&[0; 4]);
+            encoder.finish_into(out);
+            let len = (out.len() - start - 4) as u32;
+            out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        }
+        WriterVersion::PARQUET_2_0 => encoder.finish_into(out),
+    }
+}
+
+/// Encodes `levels` run by run and counts them into `histogram`.
+fn put_level_runs(encoder: &mut RleEncoder, histogram: &mut [i64], levels: &[i16]) {
+    let mut i = 0;
+    while i < levels.len() {
+        let v = levels[i];
+        let run = levels[i..].iter().take_while(|&&x| x == v).count();
+        encoder.put_run(v as u32, run);
+        histogram[v as usize] += run as i64;
+        i += run;
     }
 }
 

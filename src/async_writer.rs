@@ -1,0 +1,181 @@
+//! [`AsyncArrowWriter`] (feature `async`), drop-in for
+//! `parquet::arrow::async_writer::AsyncArrowWriter`: this crate's
+//! [`ArrowWriter`] encodes into an in-memory buffer, which is handed to the
+//! caller's [`AsyncFileWriter`] at the same points, in the same pieces, as
+//! `parquet`'s writer hands over its own.
+
+use crate::{ArrowWriter, ArrowWriterOptions};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use bytes::Bytes;
+use parquet::arrow::async_writer::AsyncFileWriter;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
+use parquet::file::properties::WriterProperties;
+
+/// Encodes [`RecordBatch`]es to Parquet and writes them to an
+/// [`AsyncFileWriter`], byte-for-byte as
+/// `parquet::arrow::async_writer::AsyncArrowWriter` does, with this crate's
+/// fast FIXED_LEN_BYTE_ARRAY path.
+///
+/// Switching is a one-line change:
+/// `use parquet::arrow::AsyncArrowWriter` → `use parquet_flba::AsyncArrowWriter`.
+/// The writer takes the same [`AsyncFileWriter`]s (anything that implements
+/// `tokio`'s `AsyncWrite`, or `object_store`'s buffered writer) and calls them
+/// identically: once with the file header and the first row group when a row
+/// group is completed, once per [`flush`](Self::flush), and once for the rest
+/// and the footer in [`finish`](Self::finish), followed by
+/// [`AsyncFileWriter::complete`].
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use arrow_array::{ArrayRef, FixedSizeBinaryArray, RecordBatch};
+/// use parquet_flba::AsyncArrowWriter;
+///
+/// # tokio_test_block_on(async {
+/// let ids = FixedSizeBinaryArray::try_from_iter([[1u8; 16], [2; 16]].into_iter()).unwrap();
+/// let batch = RecordBatch::try_from_iter([("id", Arc::new(ids) as ArrayRef)]).unwrap();
+///
+/// let mut buffer = Vec::new();
+/// let mut writer = AsyncArrowWriter::try_new(&mut buffer, batch.schema(), None).unwrap();
+/// writer.write(&batch).await.unwrap();
+/// writer.close().await.unwrap();
+/// assert_eq!(&buffer[..4], b"PAR1");
+/// # });
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+///
+/// # Memory use
+///
+/// As with `parquet`'s writer, a whole row group is buffered before it is
+/// written; call [`flush`](Self::flush) (e.g. when
+/// [`in_progress_size`](Self::in_progress_size) gets large) to bound it, or
+/// give the writer a spilling page store
+/// ([`SpillPageStoreFactory`](crate::SpillPageStoreFactory)) through
+/// [`ArrowWriterOptions::with_page_store_factory`].
+pub struct AsyncArrowWriter<W> {
+    /// Encodes into an in-memory buffer, emptied by every `do_write`.
+    sync_writer: ArrowWriter<Vec<u8>>,
+    /// The caller's writer.
+    async_writer: W,
+}
+
+impl<W> std::fmt::Debug for AsyncArrowWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncArrowWriter")
+            .field("sync_writer", &self.sync_writer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
+    /// Creates a writer with the given properties (default if `None`).
+    pub fn try_new(
+        writer: W,
+        arrow_schema: SchemaRef,
+        props: Option<WriterProperties>,
+    ) -> Result<Self> {
+        let options = ArrowWriterOptions::new().with_properties(props.unwrap_or_default());
+        Self::try_new_with_options(writer, arrow_schema, options)
+    }
+
+    /// Creates a writer with [`ArrowWriterOptions`].
+    pub fn try_new_with_options(
+        writer: W,
+        arrow_schema: SchemaRef,
+        options: ArrowWriterOptions,
+    ) -> Result<Self> {
+        let sync_writer = ArrowWriter::try_new_with_options(Vec::new(), arrow_schema, options)?;
+        Ok(Self {
+            sync_writer,
+            async_writer: writer,
+        })
+    }
+
+    /// Metadata of the row groups flushed so far.
+    pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
+        self.sync_writer.flushed_row_groups()
+    }
+
+    /// Estimated memory held by the writer, in bytes; see
+    /// [`ArrowWriter::memory_size`].
+    pub fn memory_size(&self) -> usize {
+        self.sync_writer.memory_size()
+    }
+
+    /// Estimated encoded size of the in-progress row group, in bytes; see
+    /// [`ArrowWriter::in_progress_size`].
+    pub fn in_progress_size(&self) -> usize {
+        self.sync_writer.in_progress_size()
+    }
+
+    /// Number of rows buffered in the in-progress row group.
+    pub fn in_progress_rows(&self) -> usize {
+        self.sync_writer.in_progress_rows()
+    }
+
+    /// Number of bytes of the file encoded so far (handed to the
+    /// [`AsyncFileWriter`] or about to be).
+    pub fn bytes_written(&self) -> usize {
+        self.sync_writer.bytes_written()
+    }
+
+    /// Encodes `batch`; if that completes one or more row groups, writes
+    /// everything encoded so far to the [`AsyncFileWriter`] in one call.
+    ///
+    /// As [`ArrowWriter::write`], the batch is validated first; on error
+    /// nothing of it is written and the writer can be used as before.
+    pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let before = self.sync_writer.flushed_row_groups().len();
+        self.sync_writer.write(batch)?;
+        if before != self.sync_writer.flushed_row_groups().len() {
+            self.do_write().await?;
+        }
+        Ok(())
+    }
+
+    /// Flushes all buffered rows into a new row group and writes everything
+    /// encoded so far to the [`AsyncFileWriter`].
+    pub async fn flush(&mut self) -> Result<()> {
+        self.sync_writer.flush()?;
+        self.do_write().await
+    }
+
+    /// Adds key-value metadata to the file footer.
+    pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
+        self.sync_writer.append_key_value_metadata(kv_metadata);
+    }
+
+    /// Flushes buffered rows, writes the footer, writes the rest of the file
+    /// to the [`AsyncFileWriter`] and calls its
+    /// [`complete`](AsyncFileWriter::complete), without consuming the
+    /// writer. Writing afterwards is an error.
+    pub async fn finish(&mut self) -> Result<ParquetMetaData> {
+        let metadata = self.sync_writer.finish()?;
+        self.do_write().await?;
+        self.async_writer.complete().await?;
+        Ok(metadata)
+    }
+
+    /// As [`finish`](Self::finish), consuming the writer.
+    pub async fn close(mut self) -> Result<ParquetMetaData> {
+        self.finish().await
+    }
+
+    /// The [`AsyncFileWriter`], without flushing anything: rows and bytes
+    /// not yet written to it (see [`finish`](Self::finish)) are lost.
+    pub fn into_inner(self) -> W {
+        self.async_writer
+    }
+
+    /// Hands the encoded bytes to the async writer, emptying the buffer.
+    async fn do_write(&mut self) -> Result<()> {
+        let buffer = std::mem::take(self.sync_writer.inner_mut());
+        self.async_writer
+            .write(Bytes::from(buffer))
+            .await
+            .map_err(|e| ParquetError::External(Box::new(e)))
+    }
+}
