@@ -28,6 +28,7 @@ mod encoding;
 mod factory;
 mod leaf;
 mod levels;
+mod memory;
 mod page;
 mod spill;
 mod validate;
@@ -36,6 +37,7 @@ mod writer;
 
 pub use column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, compute_leaves};
 pub use factory::ArrowRowGroupWriterFactory;
+pub use memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener};
 pub use parquet::arrow::arrow_writer::{
     InMemoryPageStore, InMemoryPageStoreFactory, PageKey, PageStore, PageStoreArgs,
     PageStoreFactory,

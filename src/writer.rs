@@ -9,6 +9,7 @@ use crate::column::{
 };
 use crate::factory::{ArrowRowGroupWriterFactory, FieldPlan};
 use crate::leaf::flat_leaf;
+use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};
 use crate::validate::validate_batch;
 use arrow_array::{RecordBatch, RecordBatchWriter};
 use arrow_schema::{ArrowError, SchemaRef};
@@ -128,6 +129,8 @@ impl ArrowWriterOptions {
 ///   fields, decimal widths) before any row is buffered.
 pub struct ArrowWriter<W: Write> {
     inner: Inner<W>,
+    /// Memory reserved from a [`MemoryListener`], if one is attached.
+    reservation: Option<Reservation>,
 }
 
 enum Inner<W: Write> {
@@ -216,6 +219,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             )?;
             return Ok(Self {
                 inner: Inner::Upstream(Box::new(w), arrow_schema, store),
+                reservation: None,
             });
         }
         let mut props = options.properties;
@@ -264,6 +268,7 @@ impl<W: Write + Send> ArrowWriter<W> {
                 poisoned: None,
                 cdc,
             })),
+            reservation: None,
         })
     }
 
@@ -318,6 +323,19 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// The batch is validated first; on error nothing of it is written and
     /// the writer can be used as before.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if self.reservation.is_some() && batch.num_rows() > 0 {
+            // Reserve for the worst case first, so a refusal writes nothing.
+            let predicted = self.memory_size() + batch.get_array_memory_size();
+            if let Some(r) = &mut self.reservation {
+                r.ensure(predicted)?;
+            }
+        }
+        let written = self.write_batch(batch);
+        self.settle_reservation()?;
+        written
+    }
+
+    fn write_batch(&mut self, batch: &RecordBatch) -> Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.write(batch),
             Inner::Upstream(w, schema, ..) => {
@@ -347,10 +365,61 @@ impl<W: Write + Send> ArrowWriter<W> {
 
     /// Flushes all buffered rows into a new row group.
     pub fn flush(&mut self) -> Result<()> {
-        match &mut self.inner {
+        let flushed = match &mut self.inner {
             Inner::Own(w) => w.flush(),
             Inner::Upstream(w, ..) => w.flush(),
+        };
+        self.settle_reservation()?;
+        flushed
+    }
+
+    /// Attaches a [`MemoryListener`] that the writer reserves the memory it
+    /// holds from, in blocks of [`DEFAULT_RESERVATION_BLOCK`] (see
+    /// [`Self::with_memory_reservation_block`]).
+    ///
+    /// Before each [`Self::write`], the writer makes sure its reservation
+    /// covers the memory it holds plus the batch's size; if the listener
+    /// refuses, `write` fails before anything of the batch is written, with
+    /// an error naming the requested and held sizes, and the writer stays
+    /// usable (call [`Self::flush`] to release the buffered row group's
+    /// memory). After each write and flush, blocks no longer needed are given
+    /// back; everything is given back when the writer is closed or dropped.
+    pub fn with_memory_listener(mut self, listener: Arc<dyn MemoryListener>) -> Self {
+        let block = self
+            .reservation
+            .as_ref()
+            .map_or(DEFAULT_RESERVATION_BLOCK, |r| r.block());
+        self.reservation = Some(Reservation::new(listener, block));
+        self
+    }
+
+    /// Sets the block size of memory reservations (default 1 MiB).
+    pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
+        if let Some(r) = &mut self.reservation {
+            r.set_block(bytes);
         }
+        self
+    }
+
+    /// Bytes currently reserved from the [`MemoryListener`] (0 without one).
+    pub fn reserved_memory(&self) -> usize {
+        self.reservation.as_ref().map_or(0, Reservation::reserved)
+    }
+
+    /// Number of calls made to the [`MemoryListener`] so far.
+    pub fn memory_listener_calls(&self) -> u64 {
+        self.reservation.as_ref().map_or(0, Reservation::calls)
+    }
+
+    /// Brings the reservation in line with the memory now held: grows it if
+    /// encoding needed more than predicted, gives back unneeded blocks.
+    fn settle_reservation(&mut self) -> Result<()> {
+        let held = self.memory_size();
+        if let Some(r) = &mut self.reservation {
+            r.ensure(held)?;
+            r.settle(held);
+        }
+        Ok(())
     }
 
     /// Adds key-value metadata to the file footer.
@@ -393,13 +462,14 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Flushes buffered rows and writes the footer, without consuming the
     /// writer. Writing afterwards is an error.
     pub fn finish(&mut self) -> Result<ParquetMetaData> {
-        match &mut self.inner {
-            Inner::Own(w) => {
-                w.flush()?;
-                w.writer.finish()
-            }
+        let finished = match &mut self.inner {
+            Inner::Own(w) => w.flush().and_then(|_| w.writer.finish()),
             Inner::Upstream(w, ..) => w.finish(),
+        };
+        if let Some(r) = &mut self.reservation {
+            r.settle(0);
         }
+        finished
     }
 
     /// Flushes buffered rows, writes the footer and closes the writer.

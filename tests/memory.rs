@@ -1,0 +1,163 @@
+//! Memory accounting: reservations through a `MemoryListener` balance to zero
+//! after close and after a drop mid-row-group, a refusal fails the write
+//! before anything is buffered (and the writer keeps working), reservations
+//! come in blocks, and the output is unchanged by accounting.
+
+use arrow_array::{ArrayRef, Decimal128Array, FixedSizeBinaryArray, Int64Array, RecordBatch};
+use parquet::errors::{ParquetError, Result};
+use parquet_flba::{ArrowWriter, MemoryListener};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+#[derive(Debug, Default)]
+struct Pool {
+    used: AtomicUsize,
+    peak: AtomicUsize,
+    limit: AtomicUsize,
+    grows: AtomicU64,
+    shrinks: AtomicU64,
+}
+
+impl Pool {
+    fn with_limit(limit: usize) -> Arc<Self> {
+        let p = Pool::default();
+        p.limit.store(limit, Ordering::SeqCst);
+        Arc::new(p)
+    }
+}
+
+impl MemoryListener for Pool {
+    fn try_grow(&self, bytes: usize) -> Result<()> {
+        self.grows.fetch_add(1, Ordering::SeqCst);
+        let used = self.used.load(Ordering::SeqCst) + bytes;
+        if used > self.limit.load(Ordering::SeqCst) {
+            return Err(ParquetError::General(format!("pool full: {used} bytes")));
+        }
+        self.used.store(used, Ordering::SeqCst);
+        self.peak.fetch_max(used, Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn shrink(&self, bytes: usize) {
+        self.shrinks.fetch_add(1, Ordering::SeqCst);
+        self.used.fetch_sub(bytes, Ordering::SeqCst);
+    }
+}
+
+fn batch(rows: usize, seed: i128) -> RecordBatch {
+    let dec = Decimal128Array::from_iter_values((0..rows as i128).map(|i| i * 7919 + seed))
+        .with_precision_and_scale(38, 10)
+        .unwrap();
+    let ids = FixedSizeBinaryArray::try_from_iter(
+        (0..rows as u64)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128 + seed as u128).to_le_bytes()),
+    )
+    .unwrap();
+    let ts = Int64Array::from_iter_values(0..rows as i64);
+    RecordBatch::try_from_iter([
+        ("price", Arc::new(dec) as ArrayRef),
+        ("id", Arc::new(ids) as ArrayRef),
+        ("ts", Arc::new(ts) as ArrayRef),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn reservations_balance_after_close_and_cover_memory() {
+    let pool = Pool::with_limit(usize::MAX);
+    let b = batch(20_000, 0);
+    let mut w = ArrowWriter::try_new(Vec::new(), b.schema(), None)
+        .unwrap()
+        .with_memory_listener(pool.clone());
+    for i in 0..5 {
+        w.write(&batch(20_000, i)).unwrap();
+        assert!(w.reserved_memory() >= w.memory_size(), "after write {i}");
+        assert_eq!(w.reserved_memory() % (1 << 20), 0, "whole blocks");
+        assert_eq!(pool.used.load(Ordering::SeqCst), w.reserved_memory());
+    }
+    w.flush().unwrap();
+    assert!(w.reserved_memory() >= w.memory_size());
+    let calls = w.memory_listener_calls();
+    assert!(calls > 0);
+    w.close().unwrap();
+    assert_eq!(pool.used.load(Ordering::SeqCst), 0);
+    assert!(pool.peak.load(Ordering::SeqCst) > 0);
+}
+
+#[test]
+fn reservations_balance_after_drop_mid_row_group() {
+    let pool = Pool::with_limit(usize::MAX);
+    let b = batch(30_000, 1);
+    let mut w = ArrowWriter::try_new(Vec::new(), b.schema(), None)
+        .unwrap()
+        .with_memory_listener(pool.clone());
+    w.write(&b).unwrap();
+    assert!(pool.used.load(Ordering::SeqCst) > 0);
+    drop(w);
+    assert_eq!(pool.used.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn refusal_fails_the_write_and_the_writer_recovers() {
+    let b = batch(40_000, 2);
+    let pool = Pool::with_limit(usize::MAX);
+    let mut expected = Vec::new();
+    {
+        let mut w = parquet::arrow::ArrowWriter::try_new(&mut expected, b.schema(), None).unwrap();
+        w.write(&b).unwrap();
+        w.flush().unwrap();
+        w.write(&b).unwrap();
+        w.close().unwrap();
+    }
+
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, b.schema(), None)
+        .unwrap()
+        .with_memory_listener(pool.clone());
+    w.write(&b).unwrap();
+    let held = pool.used.load(Ordering::SeqCst);
+    // Allow nothing more: the next write is refused before it buffers anything.
+    pool.limit.store(held, Ordering::SeqCst);
+    let rows = w.in_progress_rows();
+    let err = w.write(&b).unwrap_err().to_string();
+    assert!(err.contains("memory reservation refused"), "{err}");
+    assert!(err.contains("asked for"), "{err}");
+    assert_eq!(
+        w.in_progress_rows(),
+        rows,
+        "nothing of the refused batch is buffered"
+    );
+    // Flushing releases the memory; the write then succeeds.
+    w.flush().unwrap();
+    pool.limit.store(usize::MAX, Ordering::SeqCst);
+    w.write(&b).unwrap();
+    w.close().unwrap();
+    assert_eq!(out, expected);
+    assert_eq!(pool.used.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn accounting_does_not_change_the_bytes_and_blocks_batch_calls() {
+    let b = batch(10_000, 3);
+    let mut plain = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut plain, b.schema(), None).unwrap();
+    for _ in 0..8 {
+        w.write(&b).unwrap();
+    }
+    w.close().unwrap();
+
+    let pool = Pool::with_limit(usize::MAX);
+    let mut accounted = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut accounted, b.schema(), None)
+        .unwrap()
+        .with_memory_listener(pool.clone())
+        .with_memory_reservation_block(4 << 20);
+    for _ in 0..8 {
+        w.write(&b).unwrap();
+    }
+    let calls = w.memory_listener_calls();
+    w.close().unwrap();
+    assert_eq!(plain, accounted);
+    // Eight batches of ~320 KiB each into 4 MiB blocks: a handful of calls.
+    assert!(calls <= 8, "{calls} listener calls");
+}
