@@ -170,3 +170,13 @@ fn plain_v2_and_bloom() {
         );
     }
 }
+
+#[test]
+fn setup_overhead() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = workload("fsb_nulls", 1);
+    let before = LIVE.load(Ordering::SeqCst);
+    let w = ArrowWriter::try_new(Vec::new(), b.schema(), None).unwrap();
+    let after = LIVE.load(Ordering::SeqCst);
+    println!("setup live {} reported {}", after - before, w.memory_size());
+}
