@@ -155,9 +155,6 @@ struct OwnWriter<W: Write> {
     poisoned: Option<String>,
     /// Content-defined chunkers, one per leaf, kept across row groups.
     cdc: Option<Vec<Chunker>>,
-    /// Heap held whatever is buffered: the file writer's output buffer and
-    /// its schema and metadata (estimated).
-    fixed_memory: usize,
 }
 
 struct RowGroup {
@@ -242,7 +239,6 @@ impl<W: Write + Send> ArrowWriter<W> {
         }
         let max_row_group_row_count = props.max_row_group_row_count();
         let max_row_group_bytes = props.max_row_group_bytes();
-        let fixed_memory = fixed_memory(&props, &schema);
         let file_writer =
             SerializedFileWriter::new(writer, schema.root_schema_ptr(), Arc::new(props))?;
         let mut factory = ArrowRowGroupWriterFactory::new(&file_writer, arrow_schema.clone());
@@ -271,7 +267,6 @@ impl<W: Write + Send> ArrowWriter<W> {
                 max_row_group_bytes,
                 poisoned: None,
                 cdc,
-                fixed_memory,
             })),
             reservation: None,
         })
@@ -289,12 +284,10 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// [`ArrowColumnWriter::memory_size`] over the in-progress row group.
     pub fn memory_size(&self) -> usize {
         match &self.inner {
-            Inner::Own(w) => {
-                w.fixed_memory
-                    + w.in_progress
-                        .as_ref()
-                        .map_or(0, |rg| rg.writers.iter().map(|c| c.memory_size()).sum())
-            }
+            Inner::Own(w) => w
+                .in_progress
+                .as_ref()
+                .map_or(0, |rg| rg.writers.iter().map(|c| c.memory_size()).sum()),
             Inner::Upstream(w, ..) => w.memory_size(),
         }
     }
@@ -694,19 +687,6 @@ impl<W: Write + Send> OwnWriter<W> {
         row_group.close()?;
         Ok(())
     }
-}
-
-/// The file writer's own heap: its 8 KiB output buffer, the key-value
-/// metadata (with the encoded Arrow schema) and the schema descriptors.
-fn fixed_memory(props: &WriterProperties, schema: &SchemaDescriptor) -> usize {
-    const BUF_WRITER: usize = 8 * 1024;
-    const PER_COLUMN: usize = 192;
-    let metadata: usize = props.key_value_metadata().map_or(0, |kv| {
-        kv.iter()
-            .map(|e| e.key.len() + e.value.as_ref().map_or(0, String::len))
-            .sum()
-    });
-    BUF_WRITER + metadata + PER_COLUMN * schema.num_columns()
 }
 
 /// Whether every field of the schema takes the fast path, which content-defined

@@ -33,7 +33,6 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersi
 use parquet::file::statistics::{Statistics, ValueStatistics};
 use parquet::schema::types::ColumnDescPtr;
 use statistics::{MinMax, ValueOrder, batch_min_max, truncate_max, truncate_min};
-use std::collections::BTreeSet;
 
 /// Per-column settings, resolved once from the `WriterProperties`.
 #[derive(Debug, Clone)]
@@ -158,7 +157,9 @@ pub(crate) struct PageBuilder {
     chunk_nans: Option<u64>,
     chunk_def_hist: Vec<i64>,
     chunk_rep_hist: Vec<i64>,
-    encodings: BTreeSet<Encoding>,
+    /// Encodings used, starting with RLE (levels); a small list, no allocation
+    /// until a third encoding appears.
+    encodings: Vec<Encoding>,
     encoding_stats: Vec<PageEncodingStats>,
     column_index: ColumnIndexBuilder,
     offset_index: Option<OffsetIndexBuilder>,
@@ -212,8 +213,7 @@ impl PageBuilder {
         if s.statistics != EnabledStatistics::Page {
             column_index.to_invalid();
         }
-        let mut encodings = BTreeSet::new();
-        encodings.insert(Encoding::RLE);
+        let encodings = Vec::new();
         Ok(Self {
             values: ValueEncoder::new(s.width, s.dictionary, fallback),
             def_levels: RleEncoder::new(num_required_bits(s.max_def as u64)),
@@ -225,8 +225,8 @@ impl PageBuilder {
             page_rows: 0,
             page_nulls: 0,
             page_exemption: 0,
-            page_def_hist: vec![0; s.max_def as usize + 1],
-            page_rep_hist: vec![0; s.max_rep as usize + 1],
+            page_def_hist: histogram(&s, s.max_def),
+            page_rep_hist: histogram(&s, s.max_rep),
             page_min_max: MinMax::default(),
             page_nans: None,
             total_bytes_written: 0,
@@ -239,8 +239,8 @@ impl PageBuilder {
             chunk_min_max: MinMax::default(),
             chunk_nulls: 0,
             chunk_nans: None,
-            chunk_def_hist: vec![0; s.max_def as usize + 1],
-            chunk_rep_hist: vec![0; s.max_rep as usize + 1],
+            chunk_def_hist: histogram(&s, s.max_def),
+            chunk_rep_hist: histogram(&s, s.max_rep),
             encodings,
             encoding_stats: Vec::new(),
             column_index,
@@ -329,12 +329,16 @@ impl PageBuilder {
             MiniBatchLevels::Absent => {}
             MiniBatchLevels::Uniform(level) => {
                 self.def_levels.put_run(level as u32, num_levels);
-                self.page_def_hist[level as usize] += num_levels as i64;
+                if let Some(h) = self.page_def_hist.get_mut(level as usize) {
+                    *h += num_levels as i64;
+                }
             }
             MiniBatchLevels::Bitmap(bits, offset) => {
                 self.def_levels.put_bits(bits, offset, num_levels);
-                self.page_def_hist[1] += num_values as i64;
-                self.page_def_hist[0] += (num_levels - num_values) as i64;
+                if let [nulls, valid, ..] = self.page_def_hist.as_mut_slice() {
+                    *valid += num_values as i64;
+                    *nulls += (num_levels - num_values) as i64;
+                }
             }
             MiniBatchLevels::Slice(levels) => {
                 put_level_runs(&mut self.def_levels, &mut self.page_def_hist, levels);
@@ -345,7 +349,9 @@ impl PageBuilder {
             let rows = match rep {
                 MiniBatchLevels::Uniform(level) => {
                     self.rep_levels.put_run(level as u32, num_levels);
-                    self.page_rep_hist[level as usize] += num_levels as i64;
+                    if let Some(h) = self.page_rep_hist.get_mut(level as usize) {
+                        *h += num_levels as i64;
+                    }
                     if level == 0 { num_levels } else { 0 }
                 }
                 MiniBatchLevels::Slice(levels) => {
@@ -625,7 +631,9 @@ impl PageBuilder {
         let uncompressed_total = (header.len() + uncompressed) as u64;
         self.values.reset_page();
 
-        self.encodings.insert(encoding);
+        if !self.encodings.contains(&encoding) {
+            self.encodings.push(encoding);
+        }
         let page_type = match s.version {
             WriterVersion::PARQUET_1_0 => PageType::DATA_PAGE,
             WriterVersion::PARQUET_2_0 => PageType::DATA_PAGE_V2,
@@ -751,7 +759,9 @@ impl PageBuilder {
         );
         let page_len = self.header.len() + body.len();
         let offset = self.sink.push(&[&self.header, body], true)?;
-        self.encodings.insert(Encoding::PLAIN);
+        if !self.encodings.contains(&Encoding::PLAIN) {
+            self.encodings.push(Encoding::PLAIN);
+        }
         self.encoding_stats.insert(
             0,
             PageEncodingStats {
@@ -819,7 +829,9 @@ impl PageBuilder {
         let s = &self.s;
         let mut builder = ColumnChunkMetaData::builder(self.descr.clone())
             .set_compression(s.compression)
-            .set_encodings_mask(EncodingMask::new_from_encodings(self.encodings.iter()))
+            .set_encodings_mask(EncodingMask::new_from_encodings(
+                std::iter::once(&Encoding::RLE).chain(&self.encodings),
+            ))
             .set_page_encoding_stats(self.encoding_stats.clone())
             .set_total_compressed_size(self.total_compressed as i64)
             .set_total_uncompressed_size(self.total_uncompressed as i64)
@@ -868,6 +880,15 @@ impl PageBuilder {
     }
 }
 
+/// A level histogram's counters: one per level when histograms are kept
+/// (statistics on, max level above 0), none otherwise.
+fn histogram(s: &ColumnSettings, max_level: i16) -> Vec<i64> {
+    match s.statistics != EnabledStatistics::None && max_level > 0 {
+        true => vec![0; max_level as usize + 1],
+        false => Vec::new(),
+    }
+}
+
 /// Appends a page's levels: V1 prefixes them with their length.
 fn finish_levels(encoder: &mut RleEncoder, version: WriterVersion, out: &mut Vec<u8>) {
     match version {
@@ -889,7 +910,9 @@ fn put_level_runs(encoder: &mut RleEncoder, histogram: &mut [i64], levels: &[i16
         let v = levels[i];
         let run = levels[i..].iter().take_while(|&&x| x == v).count();
         encoder.put_run(v as u32, run);
-        histogram[v as usize] += run as i64;
+        if let Some(h) = histogram.get_mut(v as usize) {
+            *h += run as i64;
+        }
         i += run;
     }
 }
