@@ -38,6 +38,7 @@
 //! cargo bench --bench write -- '/zstd/'                # one config, all workloads
 //! cargo bench --bench write -- 'plain_nostats'         # includes the memcpy references
 //! cargo bench --bench write -- 'setup/'
+//! cargo bench --bench write -- 'accounting/'               # MemoryListener overhead
 //! ```
 //!
 //! Defaults are set for a 2-core noisy machine: 10 samples, flat sampling,
@@ -138,6 +139,84 @@ fn bench_setup(c: &mut Criterion) {
     group.finish();
 }
 
+/// A listener that grants everything and counts calls.
+#[derive(Debug, Default)]
+struct CountingListener {
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl parquet_flba::MemoryListener for CountingListener {
+    fn try_grow(&self, _bytes: usize) -> parquet::errors::Result<()> {
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn shrink(&self, _bytes: usize) {
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Cost of block-batched memory accounting: parquet-flba with and without a
+/// `MemoryListener`, on 16 batches of 65,536 rows (one reservation check per
+/// batch). Prints the listener calls per MiB of value bytes.
+fn bench_accounting(c: &mut Criterion) {
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    for name in ["decimal_nonnull", "uuid", "fsb"] {
+        let workload = WORKLOADS.iter().find(|w| w.name == name).expect("workload");
+        let batch = workload.build(DEFAULT_ROWS);
+        let batches: Vec<_> = (0..16).map(|i| batch.slice(i * 65_536, 65_536)).collect();
+        let schema = batch.schema();
+        let bytes = value_bytes(&batch);
+        let props = config("default").expect("known configuration");
+        let mut sink = Vec::with_capacity(sink_capacity(bytes));
+        let listener = Arc::new(CountingListener::default());
+
+        let mut group = c.benchmark_group(format!("accounting/{name}"));
+        group
+            .throughput(Throughput::Bytes(bytes))
+            .sampling_mode(SamplingMode::Flat);
+        for with_listener in [false, true] {
+            let id = if with_listener { "listener" } else { "none" };
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    sink.clear();
+                    let mut w = parquet_flba::ArrowWriter::try_new(
+                        &mut sink,
+                        schema.clone(),
+                        Some(props.clone()),
+                    )
+                    .expect("writer");
+                    if with_listener {
+                        w = w.with_memory_listener(listener.clone());
+                    }
+                    for b in &batches {
+                        w.write(b).expect("write succeeds");
+                    }
+                    w.close().expect("close succeeds");
+                })
+            });
+        }
+        group.finish();
+        let before = listener.calls.load(Ordering::Relaxed);
+        let mut w = parquet_flba::ArrowWriter::try_new(&mut sink, schema.clone(), Some(props))
+            .expect("writer")
+            .with_memory_listener(listener.clone());
+        for b in &batches {
+            w.write(b).expect("write succeeds");
+        }
+        w.close().expect("close succeeds");
+        let calls = listener.calls.load(Ordering::Relaxed) - before;
+        println!(
+            "accounting/{name}: {calls} listener calls for {:.1} MiB of values ({:.2} per MiB)",
+            bytes as f64 / (1 << 20) as f64,
+            calls as f64 / (bytes as f64 / (1 << 20) as f64)
+        );
+    }
+}
+
 /// Defaults for a small noisy machine; command-line flags override them.
 fn criterion_config() -> Criterion {
     Criterion::default()
@@ -147,11 +226,11 @@ fn criterion_config() -> Criterion {
 }
 
 mod harness {
-    use super::{bench_setup, bench_workloads, criterion_config};
+    use super::{bench_accounting, bench_setup, bench_workloads, criterion_config};
     criterion::criterion_group! {
         name = benches;
         config = criterion_config();
-        targets = bench_workloads, bench_setup
+        targets = bench_workloads, bench_setup, bench_accounting
     }
 }
 criterion_main!(harness::benches);

@@ -27,6 +27,8 @@ use std::sync::Mutex;
 
 const FIRST_BLOCK: usize = 64 * 1024;
 const MAX_BLOCK: usize = 8 * 1024 * 1024;
+/// Largest bulk block cut into pages handed to a user's page store.
+const STORE_BLOCK: usize = 1024 * 1024;
 
 /// Asks the kernel to back a large block with transparent huge pages: the
 /// block is written once, front to back, and faulting it in 4 KiB at a time
@@ -73,9 +75,10 @@ enum Stored {
     Range {
         block: usize,
         start: usize,
+        header: usize,
         end: usize,
     },
-    Key(PageKey),
+    Key(PageKey, usize),
 }
 
 /// The page being built straight in the current block: `reserve` bytes of
@@ -99,6 +102,9 @@ pub(crate) struct PageSink {
     dictionary_len: usize,
     /// Bytes of all pages so far, in write order.
     length: usize,
+    /// Size of the current bulk block of the store path (pinned while any of
+    /// its pages is held).
+    store_block: usize,
 }
 
 impl std::fmt::Debug for PageSink {
@@ -122,6 +128,7 @@ impl PageSink {
             dictionary: Vec::new(),
             dictionary_len: 0,
             length: 0,
+            store_block: 0,
         }
     }
 
@@ -243,6 +250,7 @@ impl PageSink {
         self.pages.push(Stored::Range {
             block: block_index,
             start: page_start,
+            header: prefix.first().map_or(0, |h| h.len()),
             end,
         });
         self.length += len;
@@ -262,17 +270,21 @@ impl PageSink {
         debug_assert!(self.open.is_none());
         let offset = self.length as u64;
         let len: usize = parts.iter().map(|p| p.len()).sum();
+        let header = parts.first().map_or(0, |h| h.len());
         let stored = match &mut self.store {
             Some((store, arena)) => {
                 if arena.capacity() - arena.len() < len {
-                    let size = next_block_size(&mut self.next_block, len);
+                    // With a store (which may spill), keep bulk blocks small: a
+                    // page kept in memory pins its whole block.
+                    let size = next_block_size(&mut self.next_block, len).min(len.max(STORE_BLOCK));
                     *arena = BytesMut::with_capacity(size);
+                    self.store_block = arena.capacity();
                     advise_huge_pages(arena.as_mut_ptr(), arena.capacity());
                 }
                 for p in parts {
                     arena.extend_from_slice(p);
                 }
-                Stored::Key(store.put(arena.split().freeze())?)
+                Stored::Key(store.put(arena.split().freeze())?, header)
             }
             None => {
                 let block = self.block_with_room(len);
@@ -283,6 +295,7 @@ impl PageSink {
                 Stored::Range {
                     block: self.blocks.len() - 1,
                     start,
+                    header,
                     end: start + len,
                 }
             }
@@ -304,7 +317,7 @@ impl PageSink {
             + self
                 .store
                 .as_ref()
-                .map_or(0, |(s, arena)| s.memory_size() + arena.capacity())
+                .map_or(0, |(s, _)| s.memory_size() + self.store_block)
     }
 }
 
@@ -365,8 +378,11 @@ impl ChunkReader for SpliceReader {
             blocks: sink.blocks,
             store: sink.store.map(|(s, _)| s),
             pages: order.into_iter(),
-            current: Bytes::new(),
-            range: None,
+            current: None,
+            block: 0,
+            pos: 0,
+            split: 0,
+            end: 0,
         })
     }
 
@@ -378,43 +394,76 @@ impl ChunkReader for SpliceReader {
 }
 
 /// Streams pages out of memory or the page store, one at a time.
+///
+/// Each page is handed out as `parquet` hands its pages to the file writer:
+/// the header, then the body, each as one `write_all`. Through
+/// `append_column`'s `io::copy` (an 8 KiB buffer) a blob longer than the
+/// buffer is handed out as its remainder first, then whole buffers, so the
+/// file writer's `BufWriter` is left holding exactly what `parquet` leaves in
+/// it (what `AsyncArrowWriter` sees when it takes the written bytes).
 struct PageStream {
     blocks: Vec<Vec<u8>>,
     store: Option<Box<dyn PageStore>>,
     pages: std::vec::IntoIter<Stored>,
-    current: Bytes,
-    /// Remaining part of an in-memory page: (block, start, end).
-    range: Option<(usize, usize, usize)>,
+    /// The current page from the store (else from `blocks[block]`).
+    current: Option<Bytes>,
+    block: usize,
+    pos: usize,
+    split: usize,
+    end: usize,
 }
 
 impl Read for PageStream {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
         loop {
-            if let Some((block, start, end)) = self.range {
-                let n = buf.len().min(end - start);
-                buf[..n].copy_from_slice(&self.blocks[block][start..start + n]);
-                self.range = (start + n < end).then_some((block, start + n, end));
-                return Ok(n);
-            }
-            if !self.current.is_empty() {
-                let n = buf.len().min(self.current.len());
-                buf[..n].copy_from_slice(&self.current[..n]);
-                bytes::Buf::advance(&mut self.current, n);
+            if self.pos < self.end {
+                let blob_end = if self.pos < self.split {
+                    self.split
+                } else {
+                    self.end
+                };
+                let rest = blob_end - self.pos;
+                let k = buf.len();
+                let n = if rest > k && rest % k != 0 {
+                    rest % k
+                } else {
+                    rest.min(k)
+                };
+                let src = match &self.current {
+                    Some(b) => &b[self.pos..self.pos + n],
+                    None => &self.blocks[self.block][self.pos..self.pos + n],
+                };
+                buf[..n].copy_from_slice(src);
+                self.pos += n;
                 return Ok(n);
             }
             match self.pages.next() {
                 None => return Ok(0),
-                Some(Stored::Range { block, start, end }) => {
-                    if end > start {
-                        self.range = Some((block, start, end));
-                    }
+                Some(Stored::Range {
+                    block,
+                    start,
+                    header,
+                    end,
+                }) => {
+                    self.current = None;
+                    self.block = block;
+                    self.pos = start;
+                    self.split = start + header;
+                    self.end = end;
                 }
-                Some(Stored::Key(key)) => {
+                Some(Stored::Key(key, header)) => {
                     let store = self
                         .store
                         .as_mut()
                         .ok_or_else(|| std::io::Error::other("page key without a page store"))?;
-                    self.current = store.take(key).map_err(std::io::Error::other)?;
+                    let bytes = store.take(key).map_err(std::io::Error::other)?;
+                    self.pos = 0;
+                    self.split = header.min(bytes.len());
+                    self.end = bytes.len();
+                    self.current = Some(bytes);
                 }
             }
         }

@@ -1,0 +1,622 @@
+//! `SpillPageStoreFactory`: files identical to `parquet`'s, bounded heap, and
+//! spill files created lazily and always cleaned up.
+//!
+//! This binary has a counting global allocator, so its tests run one at a
+//! time (see [`serial`]) and peak heap figures are those of the test that
+//! measures them.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arrow_array::{
+    ArrayRef, Decimal128Array, FixedSizeBinaryArray, Int32Array, Int64Array, RecordBatch,
+    StringArray,
+};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::properties::WriterProperties;
+use parquet_flba::{ArrowWriter, ArrowWriterOptions, SpillPageStoreFactory};
+
+// ---------------------------------------------------------------------------
+// Counting allocator
+// ---------------------------------------------------------------------------
+
+/// The system allocator, counting live bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let live = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(live, Ordering::Relaxed);
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; only counters are
+// updated around it.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            grew(new_size);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Peak live heap, in bytes above what was live when it started, of `f`.
+fn peak_heap_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+}
+
+/// Tests of this binary run one at a time, so that heap measurements and
+/// spill-file counts are not disturbed by another test.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// ---------------------------------------------------------------------------
+// Data
+// ---------------------------------------------------------------------------
+
+fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("id", DataType::FixedSizeBinary(16), false),
+        Field::new("amount", DataType::Decimal128(38, 4), true),
+        Field::new("ts", DataType::Int64, false),
+        Field::new("symbol", DataType::Utf8, true),
+    ]))
+}
+
+/// SplitMix64, so the data is the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Batch number `n` of `rows` random rows (incompressible, high cardinality,
+/// so every column falls back from dictionary to PLAIN and the pages take
+/// about as much room as the values).
+fn batch(n: u64, rows: usize) -> RecordBatch {
+    let mut rng = Rng(n.wrapping_mul(0x1234_5678_9ABC_DEF1) ^ 0xF1BA);
+    let ids = FixedSizeBinaryArray::try_from_iter((0..rows).map(|_| {
+        let mut v = [0u8; 16];
+        v[..8].copy_from_slice(&rng.next().to_le_bytes());
+        v[8..].copy_from_slice(&rng.next().to_le_bytes());
+        v
+    }))
+    .unwrap();
+    let amounts = Decimal128Array::from_iter((0..rows).map(|i| {
+        let r = rng.next();
+        (i % 7 != 0).then_some(((r as i128) << 20) ^ (r as i128 >> 3))
+    }))
+    .with_precision_and_scale(38, 4)
+    .unwrap();
+    let ts = Int64Array::from_iter_values((0..rows).map(|_| rng.next() as i64));
+    let symbols = StringArray::from_iter((0..rows).map(|i| {
+        let r = rng.next();
+        (i % 11 != 0).then(|| format!("{:x}", r >> (r % 32)))
+    }));
+    RecordBatch::try_new(
+        schema(),
+        vec![
+            Arc::new(ids) as ArrayRef,
+            Arc::new(amounts),
+            Arc::new(ts),
+            Arc::new(symbols),
+        ],
+    )
+    .unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/// A fresh directory for one test, under the system temp dir; removed (with
+/// whatever is left in it) when dropped.
+struct TestDir(PathBuf);
+
+impl TestDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "parquet-flba-test-spill-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Names of the spill files in `dir` (none if it does not exist).
+fn spill_files(dir: &Path) -> Vec<String> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("parquet-flba-spill-"))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Writes batches `0..n` with `parquet`'s own writer, no page store.
+fn upstream_file(n: u64, rows: usize, props: &WriterProperties) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(&mut out, schema(), Some(props.clone())).unwrap();
+    for i in 0..n {
+        w.write(&batch(i, rows)).unwrap();
+    }
+    w.close().unwrap();
+    out
+}
+
+fn options(props: &WriterProperties, spill: Option<&SpillPageStoreFactory>) -> ArrowWriterOptions {
+    let options = ArrowWriterOptions::new().with_properties(props.clone());
+    match spill {
+        Some(s) => options.with_page_store_factory(Arc::new(s.clone())),
+        None => options,
+    }
+}
+
+fn read_rows(file: Vec<u8>) -> usize {
+    ParquetRecordBatchReaderBuilder::try_new(Bytes::from(file))
+        .unwrap()
+        .build()
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum()
+}
+
+const MIB: usize = 1024 * 1024;
+
+// ---------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------
+
+/// Pages small enough that the pages of a row group, not the per-column
+/// working state (current page, dictionary), make up most of the memory an
+/// in-memory write needs.
+fn small_pages() -> WriterProperties {
+    WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1 << 20))
+        .set_data_page_size_limit(64 * 1024)
+        .set_dictionary_page_size_limit(64 * 1024)
+        .build()
+}
+
+/// Writes batches `0..n` with our writer into a file (not a `Vec`, which
+/// would count as heap); returns the file's bytes and the peak heap while
+/// writing.
+fn write_measured(
+    path: &Path,
+    n: u64,
+    props: &WriterProperties,
+    spill: Option<&SpillPageStoreFactory>,
+) -> (Vec<u8>, usize) {
+    let ((), peak) = peak_heap_of(|| {
+        let file = BufWriter::new(File::create(path).unwrap());
+        let mut w =
+            ArrowWriter::try_new_with_options(file, schema(), options(props, spill)).unwrap();
+        for i in 0..n {
+            w.write(&batch(i, ROWS)).unwrap();
+            if let Some(s) = spill {
+                assert!(s.resident_bytes() <= s.memory_budget());
+            }
+        }
+        if let Some(s) = spill {
+            assert!(s.spill_files() > 0, "nothing was spilled");
+            assert_eq!(spill_files(s.spill_dir()).len(), s.spill_files());
+        }
+        w.close().unwrap();
+    });
+    (std::fs::read(path).unwrap(), peak)
+}
+
+const ROWS: usize = 4096;
+
+/// Row groups several times the budget: the files are byte-identical to
+/// `parquet`'s (written without a page store), and the peak heap while
+/// writing with spilling stays flat as the row group triples, whereas the
+/// in-memory write needs at least the whole row group.
+#[test]
+fn spilled_row_group_is_identical_and_heap_is_bounded() {
+    let _serial = serial();
+    const BUDGET: usize = MIB;
+    let (small, large) = (24, 72);
+    let props = small_pages();
+    let dir = TestDir::new("bounded");
+    let spill = SpillPageStoreFactory::new(BUDGET).with_spill_dir(dir.path().join("spill"));
+
+    let expected = upstream_file(large, ROWS, &props);
+    let (in_memory, peak_in_memory) =
+        write_measured(&dir.path().join("a.parquet"), large, &props, None);
+    let (spilled, peak_spilled) =
+        write_measured(&dir.path().join("b.parquet"), large, &props, Some(&spill));
+    let spilled_bytes = spill.total_spilled_bytes();
+    let (small_file, peak_spilled_small) =
+        write_measured(&dir.path().join("c.parquet"), small, &props, Some(&spill));
+
+    let (rg_large, rg_small) = (expected.len(), small_file.len());
+    eprintln!(
+        "budget {BUDGET} bytes; row group of {rg_large} bytes: peak heap {peak_in_memory} bytes \
+         in memory, {peak_spilled} bytes spilling ({spilled_bytes} bytes spilled); row group of \
+         {rg_small} bytes: peak heap {peak_spilled_small} bytes spilling"
+    );
+    assert!(
+        expected == in_memory,
+        "in-memory file differs from parquet's"
+    );
+    assert!(expected == spilled, "spilled file differs from parquet's");
+    assert!(
+        rg_large > 10 * BUDGET,
+        "the row group must dwarf the budget"
+    );
+    assert!(spilled_bytes as usize > rg_large - 2 * BUDGET);
+    assert!(peak_in_memory > rg_large);
+
+    // Bounded: tripling the row group barely moves the spilling peak...
+    let growth = peak_spilled.saturating_sub(peak_spilled_small);
+    assert!(
+        growth < (rg_large - rg_small) / 8,
+        "the spilling peak grew by {growth} bytes ({peak_spilled_small} -> {peak_spilled}) \
+         when the row group grew by {} bytes",
+        rg_large - rg_small
+    );
+    // ... and it is a fraction of the row group.
+    assert!(
+        peak_spilled < rg_large / 2,
+        "spilling peak {peak_spilled} for a row group of {rg_large} bytes"
+    );
+
+    // Everything given back.
+    assert_eq!(spill.resident_bytes(), 0);
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.spill_files(), 0);
+    assert!(spill_files(spill.spill_dir()).is_empty());
+    assert_eq!(read_rows(spilled), large as usize * ROWS);
+}
+
+/// Every page spilled, under several writer configurations: the file does
+/// not change.
+#[test]
+fn identical_with_every_page_spilled() {
+    let _serial = serial();
+    let dir = TestDir::new("configs");
+    let configs = [
+        ("default", WriterProperties::builder()),
+        (
+            "plain",
+            WriterProperties::builder().set_dictionary_enabled(false),
+        ),
+        (
+            "zstd_parquet_2",
+            WriterProperties::builder()
+                .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
+                .set_writer_version(parquet::file::properties::WriterVersion::PARQUET_2_0),
+        ),
+        (
+            "bloom_filter_small_pages",
+            WriterProperties::builder()
+                .set_bloom_filter_enabled(true)
+                .set_data_page_size_limit(2048)
+                .set_max_row_group_row_count(Some(2500)),
+        ),
+    ];
+    for (name, builder) in configs {
+        let props = builder.build();
+        let expected = upstream_file(3, 2000, &props);
+        for budget in [0, 16 * 1024] {
+            let spill = SpillPageStoreFactory::new(budget).with_spill_dir(dir.path());
+            let mut out = Vec::new();
+            let mut w = ArrowWriter::try_new_with_options(
+                &mut out,
+                schema(),
+                options(&props, Some(&spill)),
+            )
+            .unwrap();
+            for i in 0..3 {
+                w.write(&batch(i, 2000)).unwrap();
+            }
+            w.close().unwrap();
+            assert!(expected == out, "{name}, budget {budget}: file differs");
+            assert!(spill.total_spilled_bytes() > 0, "{name}: nothing spilled");
+            assert_eq!(spill.spill_files(), 0);
+            assert_eq!(spill.resident_bytes(), 0);
+        }
+    }
+    assert!(spill_files(dir.path()).is_empty());
+}
+
+/// `parquet`'s own writer works with the store too, and its file does not
+/// change either.
+#[test]
+fn works_with_parquets_writer() {
+    let _serial = serial();
+    let dir = TestDir::new("upstream");
+    let props = WriterProperties::builder()
+        .set_data_page_size_limit(8 * 1024)
+        .build();
+    let expected = upstream_file(3, 2000, &props);
+    let spill = SpillPageStoreFactory::new(16 * 1024).with_spill_dir(dir.path());
+    let mut out = Vec::new();
+    let options = parquet::arrow::arrow_writer::ArrowWriterOptions::new()
+        .with_properties(props)
+        .with_page_store_factory(Arc::new(spill.clone()));
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new_with_options(&mut out, schema(), options).unwrap();
+    for i in 0..3 {
+        w.write(&batch(i, 2000)).unwrap();
+    }
+    assert!(!spill_files(dir.path()).is_empty());
+    w.close().unwrap();
+    assert!(spill.total_spilled_bytes() > 0);
+    assert!(expected == out, "file differs");
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.resident_bytes(), 0);
+}
+
+/// A write that fits the budget creates no file, and not even the spill
+/// directory.
+#[test]
+fn no_spill_creates_nothing() {
+    let _serial = serial();
+    let dir = TestDir::new("lazy");
+    let spill_dir = dir.path().join("not").join("yet");
+    let spill = SpillPageStoreFactory::new(64 * MIB).with_spill_dir(&spill_dir);
+    let props = WriterProperties::default();
+    let mut out = Vec::new();
+    let mut w =
+        ArrowWriter::try_new_with_options(&mut out, schema(), options(&props, Some(&spill)))
+            .unwrap();
+    for i in 0..3 {
+        w.write(&batch(i, 1000)).unwrap();
+        w.flush().unwrap();
+    }
+    w.write(&batch(3, 1000)).unwrap();
+    assert!(!spill_dir.exists());
+    assert!(!dir.path().join("not").exists());
+    w.close().unwrap();
+    assert!(!dir.path().join("not").exists());
+    assert_eq!(spill.total_spilled_bytes(), 0);
+    assert_eq!(spill.resident_bytes(), 0);
+    // Same file as `parquet` writes with the same flushes.
+    let mut expected = Vec::new();
+    let mut u = parquet::arrow::ArrowWriter::try_new(&mut expected, schema(), Some(props)).unwrap();
+    for i in 0..3 {
+        u.write(&batch(i, 1000)).unwrap();
+        u.flush().unwrap();
+    }
+    u.write(&batch(3, 1000)).unwrap();
+    u.close().unwrap();
+    assert!(out == expected, "file differs");
+}
+
+/// Spill everything (budget 0), with small pages: several files live while
+/// the row group is open.
+fn spill_all(dir: &Path) -> (SpillPageStoreFactory, WriterProperties) {
+    let spill = SpillPageStoreFactory::new(0).with_spill_dir(dir);
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_data_page_size_limit(4 * 1024)
+        .build();
+    (spill, props)
+}
+
+#[test]
+fn files_are_removed_after_close() {
+    let _serial = serial();
+    let dir = TestDir::new("close");
+    let (spill, props) = spill_all(dir.path());
+    let mut out = Vec::new();
+    let mut w =
+        ArrowWriter::try_new_with_options(&mut out, schema(), options(&props, Some(&spill)))
+            .unwrap();
+    w.write(&batch(0, 1500)).unwrap();
+    w.write(&batch(1, 1500)).unwrap();
+    // One file per spilling column chunk.
+    assert_eq!(spill_files(dir.path()).len(), 4);
+    assert_eq!(spill.spill_files(), 4);
+    assert!(spill.spilled_bytes() > 0);
+    assert_eq!(spill.resident_bytes(), 0);
+    assert!(w.memory_size() < 200 * 1024);
+    w.flush().unwrap();
+    // The row group is written: its files are gone.
+    assert!(spill_files(dir.path()).is_empty());
+    w.write(&batch(2, 1500)).unwrap();
+    assert_eq!(spill_files(dir.path()).len(), 4);
+    w.close().unwrap();
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.spill_files(), 0);
+    assert_eq!(read_rows(out), 4500);
+}
+
+#[test]
+fn files_are_removed_when_dropped_without_close() {
+    let _serial = serial();
+    let dir = TestDir::new("drop");
+    let (spill, props) = spill_all(dir.path());
+    let mut out = Vec::new();
+    let mut w =
+        ArrowWriter::try_new_with_options(&mut out, schema(), options(&props, Some(&spill)))
+            .unwrap();
+    w.write(&batch(0, 1500)).unwrap();
+    assert_eq!(spill_files(dir.path()).len(), 4);
+    drop(w);
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.spill_files(), 0);
+}
+
+/// A batch that fails half-way through a row group: the files of the rows
+/// already buffered stay until the row group is written, then go; and
+/// dropping the writer after an error removes them too.
+#[test]
+fn files_are_removed_after_a_failed_write() {
+    let _serial = serial();
+    let dir = TestDir::new("failed");
+    let (spill, props) = spill_all(dir.path());
+    let wrong = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(FixedSizeBinaryArray::try_from_iter([[0u8; 16]].into_iter()).unwrap())
+                as ArrayRef,
+        ),
+        ("amount", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+        ("ts", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+        ("symbol", Arc::new(StringArray::from(vec!["x"])) as ArrayRef),
+    ])
+    .unwrap();
+
+    // Error, then close: the file is complete and the spill files are gone.
+    let mut out = Vec::new();
+    let mut w =
+        ArrowWriter::try_new_with_options(&mut out, schema(), options(&props, Some(&spill)))
+            .unwrap();
+    w.write(&batch(0, 1500)).unwrap();
+    assert!(w.write(&wrong).is_err());
+    assert_eq!(spill_files(dir.path()).len(), 4);
+    w.close().unwrap();
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(read_rows(out), 1500);
+
+    // Error, then drop.
+    let mut w =
+        ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
+            .unwrap();
+    w.write(&batch(0, 1500)).unwrap();
+    assert!(w.write(&wrong).is_err());
+    drop(w);
+    assert!(spill_files(dir.path()).is_empty());
+
+    // The output fails while the row group is being written out.
+    let mut w = ArrowWriter::try_new_with_options(
+        FailAfter(10_000),
+        schema(),
+        options(&props, Some(&spill)),
+    )
+    .unwrap();
+    w.write(&batch(0, 1500)).unwrap();
+    assert_eq!(spill_files(dir.path()).len(), 4);
+    let err = w.flush().unwrap_err().to_string();
+    assert!(err.contains("disk full"), "{err}");
+    drop(w);
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.spill_files(), 0);
+    assert_eq!(spill.resident_bytes(), 0);
+}
+
+/// A writer that takes `.0` bytes, then fails.
+struct FailAfter(usize);
+
+impl Write for FailAfter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.0 {
+            return Err(std::io::Error::other("disk full"));
+        }
+        self.0 -= buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn spill_limit_gives_a_clear_error() {
+    let _serial = serial();
+    let dir = TestDir::new("limit");
+    let spill = SpillPageStoreFactory::new(0)
+        .with_spill_dir(dir.path())
+        .with_max_spill_bytes(Some(50_000));
+    assert_eq!(spill.max_spill_bytes(), Some(50_000));
+    let props = WriterProperties::builder()
+        .set_data_page_size_limit(4 * 1024)
+        .build();
+    let mut w =
+        ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
+            .unwrap();
+    let mut error = None;
+    for i in 0..20 {
+        if let Err(e) = w.write(&batch(i, 1000)) {
+            error = Some(e.to_string());
+            break;
+        }
+        assert!(spill.spilled_bytes() <= 50_000);
+    }
+    let error = error.expect("the spill limit was never hit");
+    assert!(error.contains("spill limit"), "{error}");
+    assert!(error.contains("50000 bytes"), "{error}");
+    let requested = error
+        .split("a page of ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("the error does not name the page size: {error}"));
+    assert!(requested > 0);
+    assert!(spill.spilled_bytes() + requested > 50_000);
+    assert!(!spill_files(dir.path()).is_empty());
+    drop(w);
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(spill.spilled_bytes(), 0);
+}
