@@ -875,9 +875,12 @@ impl ValueSource for IndexValues<'_> {
     }
 
     fn borrowed(&self) -> Option<&[u8]> {
-        let (&first, &last) = (self.indices.first()?, self.indices.last()?);
-        (last - first + 1 == self.indices.len())
-            .then(|| self.values.borrow(first, last + 1))
+        // Positions can come in any order (list views): only a run of
+        // consecutive positions is one slice.
+        let first = *self.indices.first()?;
+        let consecutive = self.indices.windows(2).all(|w| w[1] == w[0] + 1);
+        consecutive
+            .then(|| self.values.borrow(first, first + self.indices.len()))
             .flatten()
     }
 

@@ -43,8 +43,8 @@ pub(crate) fn validate_batch(
             continue;
         }
         if may_reach_null(field, array.as_ref()) || has_narrow_decimal(field.data_type()) {
-            let node = Node::build(field, array)?;
-            node.visit(0..array.len())
+            let node = Node::build(field, array, field.name())?;
+            node.visit(0..array.len(), Row::Same)
                 .map_err(ParquetError::ArrowError)?;
         }
     }
@@ -232,6 +232,24 @@ fn is_leaf(data_type: &DataType) -> bool {
     )
 }
 
+/// Which batch row an index of a nested array belongs to.
+#[derive(Clone, Copy)]
+enum Row {
+    /// Indices are rows (top level, or below structs only).
+    Same,
+    /// Everything below one list slot belongs to this row.
+    At(usize),
+}
+
+impl Row {
+    fn of(self, index: usize) -> usize {
+        match self {
+            Row::Same => index,
+            Row::At(row) => row,
+        }
+    }
+}
+
 /// The shape `parquet`'s level builder gives a field, reduced to what decides
 /// which nulls it reaches.
 enum Node {
@@ -264,8 +282,8 @@ fn expand_ree(array: &ArrayRef) -> Result<ArrayRef> {
 }
 
 impl Node {
-    fn build(field: &Field, array: &ArrayRef) -> Result<Node> {
-        let node = Self::build_inner(field, array)?;
+    fn build(field: &Field, array: &ArrayRef, path: &str) -> Result<Node> {
+        let node = Self::build_inner(field, array, path)?;
         let (_, ree_nullable) = logical_type(field.data_type());
         let wrap = !field.is_nullable()
             && !ree_nullable
@@ -275,25 +293,25 @@ impl Node {
                 _ => true,
             };
         if wrap && let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() != 0) {
-            return Ok(Node::Required(nulls, field.name().clone(), Box::new(node)));
+            return Ok(Node::Required(nulls, path.to_string(), Box::new(node)));
         }
         Ok(node)
     }
 
-    fn build_inner(field: &Field, array: &ArrayRef) -> Result<Node> {
+    fn build_inner(field: &Field, array: &ArrayRef, path: &str) -> Result<Node> {
         let (data_type, nullable) = logical_type(field.data_type());
         if data_type != field.data_type() {
             let field = field
                 .clone()
                 .with_data_type(data_type.clone())
                 .with_nullable(field.is_nullable() || nullable);
-            return Self::build(&field, array);
+            return Self::build(&field, array, path);
         }
         match array.data_type() {
             DataType::Decimal128(p, _) | DataType::Decimal256(p, _)
                 if has_narrow_decimal(array.data_type()) =>
             {
-                Ok(Node::Decimal(NarrowDecimal::new(field, array.clone(), *p)))
+                Ok(Node::Decimal(NarrowDecimal::new(path, array.clone(), *p)))
             }
             DataType::Dictionary(_, v) if has_narrow_decimal(v) => {
                 let (DataType::Decimal128(p, _) | DataType::Decimal256(p, _)) = v.as_ref() else {
@@ -301,15 +319,15 @@ impl Node {
                 };
                 let dict = array.as_any_dictionary();
                 let flat = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
-                Ok(Node::Decimal(NarrowDecimal::new(field, flat, *p)))
+                Ok(Node::Decimal(NarrowDecimal::new(path, flat, *p)))
             }
             d if is_leaf(d) => Ok(Node::Leaf),
             DataType::Dictionary(_, v) if is_leaf(v) => Ok(Node::Leaf),
-            DataType::RunEndEncoded(_, _) => Self::build(field, &expand_ree(array)?),
+            DataType::RunEndEncoded(_, _) => Self::build(field, &expand_ree(array)?, path),
             DataType::Dictionary(_, _) => {
                 let dict = array.as_any_dictionary();
                 let flat = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
-                Self::build(field, &flat)
+                Self::build(field, &flat, path)
             }
             DataType::Struct(_) => {
                 let DataType::Struct(children) = field.data_type() else {
@@ -319,7 +337,7 @@ impl Node {
                 let nodes = children
                     .iter()
                     .zip(s.columns())
-                    .map(|(f, a)| Self::build(f, a))
+                    .map(|(f, a)| Self::build(f, a, &format!("{path}.{}", f.name())))
                     .collect::<Result<_>>()?;
                 Ok(Node::Struct(nodes, s.nulls().cloned()))
             }
@@ -339,7 +357,11 @@ impl Node {
                     return Ok(Node::Leaf);
                 };
                 let values = child_values(array.as_ref()).unwrap();
-                let inner = Box::new(Self::build(child, &values)?);
+                let inner = Box::new(Self::build(
+                    child,
+                    &values,
+                    &format!("{path}.{}", child.name()),
+                )?);
                 Ok(match array.data_type() {
                     DataType::List(_) => {
                         let l = array.as_list::<i32>();
@@ -395,7 +417,7 @@ impl Node {
 
     /// Visits `range` as `parquet`'s level builder writes it; the first null
     /// reached in a required field is an error.
-    fn visit(&self, range: Range<usize>) -> std::result::Result<(), String> {
+    fn visit(&self, range: Range<usize>, row: Row) -> std::result::Result<(), String> {
         if range.is_empty() {
             return Ok(());
         }
@@ -403,20 +425,21 @@ impl Node {
             Node::Required(nulls, name, child) => {
                 if let Some(index) = range.clone().find(|&i| nulls.is_null(i)) {
                     return Err(format!(
-                        "Found null at index {index} for required field '{name}'"
+                        "Found null at index {index} for required field '{name}' (row {})",
+                        row.of(index)
                     ));
                 }
-                child.visit(range)
+                child.visit(range, row)
             }
             Node::Leaf => Ok(()),
-            Node::Decimal(d) => d.check(range),
+            Node::Decimal(d) => d.check(range, row),
             Node::List(offsets, nulls, child) => {
                 if nulls.as_ref().is_some_and(|n| n.null_count() == n.len()) {
                     return Ok(());
                 }
                 for i in range {
                     if nulls.as_ref().is_none_or(|n| n.is_valid(i)) && offsets[i] < offsets[i + 1] {
-                        child.visit(offsets[i]..offsets[i + 1])?;
+                        child.visit(offsets[i]..offsets[i + 1], Row::At(row.of(i)))?;
                     }
                 }
                 Ok(())
@@ -427,7 +450,7 @@ impl Node {
                 }
                 for i in range {
                     if nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
-                        child.visit(i * size..(i + 1) * size)?;
+                        child.visit(i * size..(i + 1) * size, Row::At(row.of(i)))?;
                     }
                 }
                 Ok(())
@@ -435,7 +458,7 @@ impl Node {
             Node::ListView(offsets, sizes, nulls, child) => {
                 for i in range {
                     if nulls.as_ref().is_none_or(|n| n.is_valid(i)) && sizes[i] > 0 {
-                        child.visit(offsets[i]..offsets[i] + sizes[i])?;
+                        child.visit(offsets[i]..offsets[i] + sizes[i], Row::At(row.of(i)))?;
                     }
                 }
                 Ok(())
@@ -447,7 +470,7 @@ impl Node {
                 match nulls {
                     None => {
                         for c in children {
-                            c.visit(range.clone())?;
+                            c.visit(range.clone(), row)?;
                         }
                     }
                     Some(n) => {
@@ -457,7 +480,7 @@ impl Node {
                                 (true, None) => start = Some(i),
                                 (false, Some(s)) => {
                                     for c in children {
-                                        c.visit(s..i)?;
+                                        c.visit(s..i, row)?;
                                     }
                                     start = None;
                                 }
@@ -466,7 +489,7 @@ impl Node {
                         }
                         if let Some(s) = start {
                             for c in children {
-                                c.visit(s..range.end)?;
+                                c.visit(s..range.end, row)?;
                             }
                         }
                     }
@@ -486,16 +509,16 @@ struct NarrowDecimal {
 }
 
 impl NarrowDecimal {
-    fn new(field: &Field, array: ArrayRef, precision: u8) -> Self {
+    fn new(path: &str, array: ArrayRef, precision: u8) -> Self {
         Self {
-            name: field.name().clone(),
+            name: path.to_string(),
             array,
             precision,
             width: crate::values::decimal_width(precision),
         }
     }
 
-    fn check(&self, range: Range<usize>) -> std::result::Result<(), String> {
+    fn check(&self, range: Range<usize>, row: Row) -> std::result::Result<(), String> {
         let bits = 8 * self.width as u32;
         let unfit = match self.array.data_type() {
             DataType::Decimal128(_, _) => {
@@ -528,10 +551,13 @@ impl NarrowDecimal {
         };
         match unfit {
             Some((i, v)) => Err(format!(
-                "Column '{}', row {i}: decimal value {v} does not fit the {} bytes of a \
-                 FIXED_LEN_BYTE_ARRAY column for precision {}; parquet would write a \
-                 truncated, wrong value",
-                self.name, self.width, self.precision
+                "Column '{}', row {}: decimal value {v} (element {i} of the column's values) \
+                 does not fit the {} bytes of a FIXED_LEN_BYTE_ARRAY column for precision {}; \
+                 parquet would write a truncated, wrong value",
+                self.name,
+                row.of(i),
+                self.width,
+                self.precision
             )),
             None => Ok(()),
         }
