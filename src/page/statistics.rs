@@ -170,10 +170,48 @@ fn min_max_fixed<const W: usize>(values: &[u8], flip: bool) -> (usize, usize) {
     if W <= 8 {
         min_max_by_key(chunks, |v| key_u64::<W>(v, flip))
     } else if W <= 16 {
-        min_max_by_key(chunks, |v| key_u128::<W>(v, flip))
+        min_max_prefiltered(chunks, flip, |v| key_u128::<W>(v, flip))
     } else {
-        min_max_by_key(chunks, |v| key_u256::<W>(v, flip))
+        min_max_prefiltered(chunks, flip, |v| key_u256::<W>(v, flip))
     }
+}
+
+/// [`min_max_by_key`] for values wider than eight bytes: a value whose first
+/// eight bytes (as a key) lie strictly between those of the current minimum
+/// and maximum cannot replace either, so the full key is built only for the
+/// few values that might.
+#[inline(always)]
+fn min_max_prefiltered<const W: usize, K: Ord + Copy>(
+    values: &[[u8; W]],
+    flip: bool,
+    key: impl Fn(&[u8; W]) -> K,
+) -> (usize, usize) {
+    let head = |v: &[u8; W]| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&v[..8]);
+        u64::from_be_bytes(b) ^ ((flip as u64) << 63)
+    };
+    let first = key(&values[0]);
+    let (mut min, mut max) = (first, first);
+    let (mut min_head, mut max_head) = (head(&values[0]), head(&values[0]));
+    let (mut min_i, mut max_i) = (0, 0);
+    for (i, v) in values.iter().enumerate().skip(1) {
+        let h = head(v);
+        if h > min_head && h < max_head {
+            continue;
+        }
+        let k = key(v);
+        if k < min {
+            min = k;
+            min_i = i;
+            min_head = h;
+        } else if k > max {
+            max = k;
+            max_i = i;
+            max_head = h;
+        }
+    }
+    (min_i, max_i)
 }
 
 #[inline(always)]
