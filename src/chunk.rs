@@ -427,7 +427,7 @@ impl Read for PageStream {
                 };
                 let rest = blob_end - self.pos;
                 let k = buf.len();
-                let n = if rest > k && rest % k != 0 {
+                let n = if rest > k && !rest.is_multiple_of(k) {
                     rest % k
                 } else {
                     rest.min(k)

@@ -90,7 +90,8 @@ fn workload(name: &str, seed: u64) -> RecordBatch {
             FixedSizeBinaryArray::try_from_sparse_iter_with_size(
                 (0..ROWS).map(|_| {
                     let v = r();
-                    (v % 10 == 0).then(|| ((v as u128) << 64 | r() as u128).to_le_bytes())
+                    v.is_multiple_of(10)
+                        .then(|| ((v as u128) << 64 | r() as u128).to_le_bytes())
                 }),
                 16,
             )
