@@ -172,6 +172,8 @@ impl ArrowRowGroupWriterFactory {
                     inner: page_store_factory,
                     fast,
                     stores: Mutex::new(HashMap::new()),
+                    handoff: Mutex::new(Vec::new()),
+                    handed: Mutex::new(HashMap::new()),
                     creating: Mutex::new(()),
                 });
                 let routed = dummy_writer(&root, &self.props).map(|w| Routed {
@@ -271,12 +273,21 @@ impl ArrowRowGroupWriterFactory {
                             ParquetError::General("page store lock poisoned".into())
                         })?,
                     );
+                let handoff = routed.stash.handoff.lock().map_err(poisoned)?.clone();
                 let mut all = all.into_iter().enumerate();
                 let mut out = Vec::with_capacity(self.columns.len());
                 for p in plan {
                     match p {
                         FieldPlan::Fast { kind, leaf } => {
-                            let _unused = all.next();
+                            let theirs = all.next();
+                            if handoff.contains(leaf) {
+                                // Written by another writer (whose store this is not).
+                                let (_, w) = theirs.ok_or_else(|| {
+                                    ParquetError::General("missing delegated column writer".into())
+                                })?;
+                                out.push(ArrowColumnWriter(WriterInner::Upstream(w)));
+                                continue;
+                            }
                             let store = stores.remove(leaf).ok_or_else(|| {
                                 ParquetError::General("page store was not created".into())
                             })?;
@@ -295,9 +306,9 @@ impl ArrowRowGroupWriterFactory {
                                 let (_, w) = all.next().ok_or_else(|| {
                                     ParquetError::General("missing delegated column writer".into())
                                 })?;
+                                let leaf = first_leaf + i;
                                 out.push(match kind {
-                                    Some(kind) => {
-                                        let leaf = first_leaf + i;
+                                    Some(kind) if !handoff.contains(&leaf) => {
                                         let store = stores.remove(&leaf).ok_or_else(|| {
                                             ParquetError::General(
                                                 "page store was not created".into(),
@@ -305,7 +316,7 @@ impl ArrowRowGroupWriterFactory {
                                         })?;
                                         self.fast_writer(*kind, leaf, Some(store))?
                                     }
-                                    None => ArrowColumnWriter(WriterInner::Upstream(w)),
+                                    _ => ArrowColumnWriter(WriterInner::Upstream(w)),
                                 });
                             }
                         }
@@ -325,6 +336,42 @@ impl ArrowRowGroupWriterFactory {
         let writer =
             FlbaColumnWriter::try_new(self.columns[leaf].clone(), &self.props, kind, store)?;
         Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
+    }
+
+    /// The user's page store factory, if one was set.
+    pub(crate) fn page_store_factory(&self) -> Option<Arc<dyn PageStoreFactory>> {
+        match &self.mode {
+            Mode::Split {
+                routed: Some(r), ..
+            } => Some(Arc::clone(&r.stash.inner)),
+            _ => None,
+        }
+    }
+
+    /// From now on, the page stores this factory creates for `leaves` (file
+    /// leaf indices) are kept for another `parquet` writer of those leaves
+    /// alone (whose leaf `i` is `leaves[i]`), which gets them from the
+    /// returned factory. So the user's factory sees each store created once,
+    /// in file order and with its true column index, as `parquet`'s writer
+    /// would create them. None if no page store factory was set.
+    pub(crate) fn hand_off_page_stores(
+        &self,
+        leaves: Vec<usize>,
+    ) -> Option<Arc<dyn PageStoreFactory>> {
+        let Mode::Split {
+            routed: Some(r), ..
+        } = &self.mode
+        else {
+            return None;
+        };
+        match r.stash.handoff.lock() {
+            Ok(mut h) => *h = leaves.clone(),
+            Err(_) => return None,
+        }
+        Some(Arc::new(Handoff {
+            stash: Arc::clone(&r.stash),
+            leaves,
+        }))
     }
 
     /// What validation needs to know about fast leaf `leaf`.
@@ -599,6 +646,11 @@ struct Stash {
     inner: Arc<dyn PageStoreFactory>,
     fast: Vec<usize>,
     stores: Mutex<HashMap<usize, Box<dyn PageStore>>>,
+    /// Leaves whose stores are handed off to another writer (see
+    /// [`ArrowRowGroupWriterFactory::hand_off_page_stores`]).
+    handoff: Mutex<Vec<usize>>,
+    /// The stores created for `handoff` leaves, not yet taken.
+    handed: Mutex<HashMap<usize, Box<dyn PageStore>>>,
     /// Serializes `create_column_writers` calls that use `stores`.
     creating: Mutex<()>,
 }
@@ -612,17 +664,53 @@ impl std::fmt::Debug for Stash {
     }
 }
 
+fn poisoned<T>(_: T) -> ParquetError {
+    ParquetError::General("page store lock poisoned".into())
+}
+
 impl PageStoreFactory for Stash {
     fn create(&self, args: &PageStoreArgs<'_>) -> Result<Box<dyn PageStore>> {
         let store = self.inner.create(args)?;
-        if self.fast.contains(&args.column_index()) {
-            self.stores
-                .lock()
-                .map_err(|_| ParquetError::General("page store lock poisoned".into()))?
-                .insert(args.column_index(), store);
+        let column = args.column_index();
+        if self.handoff.lock().map_err(poisoned)?.contains(&column) {
+            self.handed.lock().map_err(poisoned)?.insert(column, store);
+            Ok(Box::new(InMemoryPageStore::default()))
+        } else if self.fast.contains(&column) {
+            self.stores.lock().map_err(poisoned)?.insert(column, store);
             Ok(Box::new(InMemoryPageStore::default()))
         } else {
             Ok(store)
+        }
+    }
+}
+
+/// The page store factory of a `parquet` writer of some leaves of the file:
+/// hands it the stores [`Stash`] created for those leaves.
+struct Handoff {
+    stash: Arc<Stash>,
+    /// The file leaf of each of the writer's leaves.
+    leaves: Vec<usize>,
+}
+
+impl std::fmt::Debug for Handoff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handoff")
+            .field("leaves", &self.leaves)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PageStoreFactory for Handoff {
+    fn create(&self, args: &PageStoreArgs<'_>) -> Result<Box<dyn PageStore>> {
+        let leaf = self.leaves.get(args.column_index()).copied();
+        let handed = match leaf {
+            Some(leaf) => self.stash.handed.lock().map_err(poisoned)?.remove(&leaf),
+            None => None,
+        };
+        match handed {
+            Some(store) => Ok(store),
+            // Not created through the file's factory (should not happen).
+            None => self.stash.inner.create(args),
         }
     }
 }

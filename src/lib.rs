@@ -26,6 +26,7 @@ mod chunk;
 mod column;
 mod encoding;
 mod factory;
+mod hybrid;
 mod leaf;
 mod levels;
 mod memory;

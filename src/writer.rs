@@ -8,6 +8,7 @@ use crate::column::{
     ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, LeafInner, leveled_leaves,
 };
 use crate::factory::{ArrowRowGroupWriterFactory, FieldPlan};
+use crate::hybrid::{Gate, Hybrid, inner_leaves};
 use crate::leaf::flat_leaf;
 use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};
 use crate::validate::validate_batch;
@@ -135,7 +136,11 @@ pub struct ArrowWriter<W: Write> {
 
 enum Inner<W: Write> {
     Own(Box<OwnWriter<W>>),
-    /// Content-defined chunking: the whole file through `parquet`.
+    /// Content-defined chunking with fields this crate does not encode: those
+    /// through an inner `parquet` writer, the footer written by [`Hybrid`].
+    Hybrid(Box<OwnWriter<Gate<W>>>),
+    /// Content-defined chunking where no field is all on the fast path: the
+    /// whole file through `parquet`.
     Upstream(
         Box<upstream::ArrowWriter<W>>,
         SchemaRef,
@@ -143,8 +148,8 @@ enum Inner<W: Write> {
     ),
 }
 
-struct OwnWriter<W: Write> {
-    writer: SerializedFileWriter<W>,
+struct OwnWriter<S: Write> {
+    writer: SerializedFileWriter<S>,
     in_progress: Option<RowGroup>,
     arrow_schema: SchemaRef,
     factory: ArrowRowGroupWriterFactory,
@@ -155,10 +160,16 @@ struct OwnWriter<W: Write> {
     poisoned: Option<String>,
     /// Content-defined chunkers, one per leaf, kept across row groups.
     cdc: Option<Vec<Chunker>>,
+    /// In hybrid mode: the inner writer of the other fields.
+    hybrid: Option<Box<Hybrid>>,
 }
 
 struct RowGroup {
+    /// The column writers, one per leaf (in hybrid mode, one per leaf this
+    /// crate writes, see `slots`).
     writers: Vec<ArrowColumnWriter>,
+    /// In hybrid mode: the leaf of each writer.
+    slots: Option<Vec<usize>>,
     buffered_rows: usize,
 }
 
@@ -168,6 +179,10 @@ impl RowGroup {
             .iter()
             .map(|w| w.get_estimated_total_bytes())
             .sum()
+    }
+
+    fn memory_size(&self) -> usize {
+        self.writers.iter().map(|w| w.memory_size()).sum()
     }
 }
 
@@ -185,6 +200,13 @@ impl<W: Write + Send> std::fmt::Debug for ArrowWriter<W> {
                 .field("arrow_schema", &w.arrow_schema)
                 .field("max_row_group_row_count", &w.max_row_group_row_count)
                 .field("max_row_group_bytes", &w.max_row_group_bytes)
+                .finish(),
+            Inner::Hybrid(w) => f
+                .debug_struct("ArrowWriter")
+                .field("writer", &w.writer)
+                .field("hybrid", &w.hybrid)
+                .field("in_progress_rows", &self.in_progress_rows())
+                .field("arrow_schema", &w.arrow_schema)
                 .finish(),
             Inner::Upstream(w, ..) => w.fmt(f),
         }
@@ -208,66 +230,55 @@ impl<W: Write + Send> ArrowWriter<W> {
         arrow_schema: SchemaRef,
         options: ArrowWriterOptions,
     ) -> Result<Self> {
-        if options.properties.content_defined_chunking().is_some()
-            && !all_fields_fast(&arrow_schema, &options)?
-        {
-            let store = options.page_store_factory.clone();
-            let w = upstream::ArrowWriter::try_new_with_options(
-                writer,
-                arrow_schema.clone(),
-                options.into_upstream(),
-            )?;
-            return Ok(Self {
-                inner: Inner::Upstream(Box::new(w), arrow_schema, store),
-                reservation: None,
-            });
-        }
-        let mut props = options.properties;
-        let schema = match options.schema_descr {
-            Some(descr) => descr,
-            None => {
-                let mut converter =
-                    ArrowSchemaConverter::new().with_coerce_types(props.coerce_types());
-                if let Some(root) = &options.schema_root {
-                    converter = converter.schema_root(root);
+        let mut hybrid = false;
+        if options.properties.content_defined_chunking().is_some() {
+            // `parquet` keeps its chunked column writes private: fields not
+            // all on the fast path go through an inner `parquet` writer, and
+            // if no field is all fast, the whole file does.
+            let plan = field_plan(&arrow_schema, &options)?;
+            match plan {
+                Some(plan) if plan.iter().all(FieldPlan::all_fast) => {}
+                Some(plan) if plan.iter().any(FieldPlan::all_fast) => hybrid = true,
+                _ => {
+                    let store = options.page_store_factory.clone();
+                    let w = upstream::ArrowWriter::try_new_with_options(
+                        writer,
+                        arrow_schema.clone(),
+                        options.into_upstream(),
+                    )?;
+                    return Ok(Self {
+                        inner: Inner::Upstream(Box::new(w), arrow_schema, store),
+                        reservation: None,
+                    });
                 }
-                converter.convert(&arrow_schema)?
             }
+        }
+        let inner = if hybrid {
+            let gate = Gate::new(writer);
+            let mut own = OwnWriter::try_new(gate, arrow_schema.clone(), options.clone())?;
+            let plan = own.factory.plan().map(<[FieldPlan]>::to_vec);
+            let Some(plan) = plan else {
+                return Err(ParquetError::General(
+                    "content-defined chunking: the schema has no field plan".into(),
+                ));
+            };
+            let root = own.writer.schema_descr().root_schema_ptr();
+            // The inner writer's page stores are the ones created for its
+            // leaves (with their true indices) by this writer's factory.
+            let stores = options
+                .page_store_factory
+                .is_some()
+                .then(|| own.factory.hand_off_page_stores(inner_leaves(&plan)))
+                .flatten();
+            own.hybrid =
+                Hybrid::try_new(&arrow_schema, &root, &plan, own.writer.properties(), stores)?
+                    .map(Box::new);
+            Inner::Hybrid(Box::new(own))
+        } else {
+            Inner::Own(Box::new(OwnWriter::try_new(writer, arrow_schema, options)?))
         };
-        if !options.skip_arrow_metadata {
-            parquet::arrow::schema::add_encoded_arrow_schema_to_metadata(&arrow_schema, &mut props);
-        }
-        let max_row_group_row_count = props.max_row_group_row_count();
-        let max_row_group_bytes = props.max_row_group_bytes();
-        let file_writer =
-            SerializedFileWriter::new(writer, schema.root_schema_ptr(), Arc::new(props))?;
-        let mut factory = ArrowRowGroupWriterFactory::new(&file_writer, arrow_schema.clone());
-        if let Some(f) = options.page_store_factory {
-            factory = factory.with_page_store_factory(f);
-        }
-        let cdc = file_writer
-            .properties()
-            .content_defined_chunking()
-            .map(|opts| {
-                file_writer
-                    .schema_descr()
-                    .columns()
-                    .iter()
-                    .map(|_| Chunker::try_new(opts))
-                    .collect::<Result<Vec<_>>>()
-            })
-            .transpose()?;
         Ok(Self {
-            inner: Inner::Own(Box::new(OwnWriter {
-                writer: file_writer,
-                in_progress: None,
-                arrow_schema,
-                factory,
-                max_row_group_row_count,
-                max_row_group_bytes,
-                poisoned: None,
-                cdc,
-            })),
+            inner,
             reservation: None,
         })
     }
@@ -276,6 +287,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
         match &self.inner {
             Inner::Own(w) => w.writer.flushed_row_groups(),
+            Inner::Hybrid(w) => w.writer.flushed_row_groups(),
             Inner::Upstream(w, ..) => w.flushed_row_groups(),
         }
     }
@@ -284,10 +296,8 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// [`ArrowColumnWriter::memory_size`] over the in-progress row group.
     pub fn memory_size(&self) -> usize {
         match &self.inner {
-            Inner::Own(w) => w
-                .in_progress
-                .as_ref()
-                .map_or(0, |rg| rg.writers.iter().map(|c| c.memory_size()).sum()),
+            Inner::Own(w) => w.memory_size(),
+            Inner::Hybrid(w) => w.memory_size(),
             Inner::Upstream(w, ..) => w.memory_size(),
         }
     }
@@ -296,7 +306,8 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// to `parquet`'s estimate).
     pub fn in_progress_size(&self) -> usize {
         match &self.inner {
-            Inner::Own(w) => w.in_progress.as_ref().map_or(0, RowGroup::estimated_bytes),
+            Inner::Own(w) => w.estimated_bytes(),
+            Inner::Hybrid(w) => w.estimated_bytes(),
             Inner::Upstream(w, ..) => w.in_progress_size(),
         }
     }
@@ -305,6 +316,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn in_progress_rows(&self) -> usize {
         match &self.inner {
             Inner::Own(w) => w.in_progress.as_ref().map_or(0, |rg| rg.buffered_rows),
+            Inner::Hybrid(w) => w.in_progress.as_ref().map_or(0, |rg| rg.buffered_rows),
             Inner::Upstream(w, ..) => w.in_progress_rows(),
         }
     }
@@ -313,6 +325,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn bytes_written(&self) -> usize {
         match &self.inner {
             Inner::Own(w) => w.writer.bytes_written(),
+            Inner::Hybrid(w) => w.bytes_written(),
             Inner::Upstream(w, ..) => w.bytes_written(),
         }
     }
@@ -338,6 +351,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     fn write_batch(&mut self, batch: &RecordBatch) -> Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.write(batch),
+            Inner::Hybrid(w) => w.write(batch),
             Inner::Upstream(w, schema, ..) => {
                 if batch.num_rows() > 0 {
                     validate_batch(schema, batch, |_| false)?;
@@ -351,6 +365,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.writer.write_all(buf),
+            Inner::Hybrid(w) => w.writer.write_all(buf),
             Inner::Upstream(w, ..) => w.write_all(buf),
         }
     }
@@ -359,6 +374,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn sync(&mut self) -> std::io::Result<()> {
         match &mut self.inner {
             Inner::Own(w) => w.writer.flush(),
+            Inner::Hybrid(w) => w.writer.flush(),
             Inner::Upstream(w, ..) => w.sync(),
         }
     }
@@ -367,6 +383,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn flush(&mut self) -> Result<()> {
         let flushed = match &mut self.inner {
             Inner::Own(w) => w.flush(),
+            Inner::Hybrid(w) => w.flush(),
             Inner::Upstream(w, ..) => w.flush(),
         };
         self.settle_reservation()?;
@@ -426,6 +443,12 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
         match &mut self.inner {
             Inner::Own(w) => w.writer.append_key_value_metadata(kv_metadata),
+            Inner::Hybrid(w) => {
+                if let Some(h) = &mut w.hybrid {
+                    h.append_key_value_metadata(kv_metadata.clone());
+                }
+                w.writer.append_key_value_metadata(kv_metadata)
+            }
             Inner::Upstream(w, ..) => w.append_key_value_metadata(kv_metadata),
         }
     }
@@ -434,6 +457,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn inner(&self) -> &W {
         match &self.inner {
             Inner::Own(w) => w.writer.inner(),
+            Inner::Hybrid(w) => &w.writer.inner().inner,
             Inner::Upstream(w, ..) => w.inner(),
         }
     }
@@ -443,18 +467,20 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn inner_mut(&mut self) -> &mut W {
         match &mut self.inner {
             Inner::Own(w) => w.writer.inner_mut(),
+            Inner::Hybrid(w) => &mut w.writer.inner_mut().inner,
             Inner::Upstream(w, ..) => w.inner_mut(),
         }
     }
 
-    /// Flushes buffered rows and returns the underlying writer (without the
-    /// footer).
+    /// Flushes buffered rows, writes the footer and returns the underlying
+    /// writer.
     pub fn into_inner(self) -> Result<W> {
         match self.inner {
             Inner::Own(mut w) => {
                 w.flush()?;
                 w.writer.into_inner()
             }
+            Inner::Hybrid(w) => w.into_inner(),
             Inner::Upstream(w, ..) => w.into_inner(),
         }
     }
@@ -464,6 +490,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn finish(&mut self) -> Result<ParquetMetaData> {
         let finished = match &mut self.inner {
             Inner::Own(w) => w.flush().and_then(|_| w.writer.finish()),
+            Inner::Hybrid(w) => w.finish(),
             Inner::Upstream(w, ..) => w.finish(),
         };
         if let Some(r) = &mut self.reservation {
@@ -480,6 +507,15 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Flushes buffered rows and splits the writer into the file writer and
     /// the row-group factory, to continue at the column level (e.g. encoding
     /// columns in parallel).
+    ///
+    /// # Errors
+    ///
+    /// With content-defined chunking on a schema where some fields are
+    /// FIXED_LEN_BYTE_ARRAY only and others are not, rows already written
+    /// are held partly by an inner `parquet` writer whose footer data cannot
+    /// be handed to a [`SerializedFileWriter`]: this returns
+    /// [`ParquetError::NYI`] once any row was written (before, it works as
+    /// in `parquet`).
     pub fn into_serialized_writer(
         self,
     ) -> Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
@@ -488,6 +524,7 @@ impl<W: Write + Send> ArrowWriter<W> {
                 w.flush()?;
                 Ok((w.writer, w.factory))
             }
+            Inner::Hybrid(w) => w.into_serialized_writer(),
             Inner::Upstream(w, schema, store) => {
                 let (writer, _) = w.into_serialized_writer()?;
                 let mut factory = ArrowRowGroupWriterFactory::new(&writer, schema);
@@ -500,7 +537,71 @@ impl<W: Write + Send> ArrowWriter<W> {
     }
 }
 
-impl<W: Write + Send> OwnWriter<W> {
+impl<S: Write + Send> OwnWriter<S> {
+    fn try_new(sink: S, arrow_schema: SchemaRef, options: ArrowWriterOptions) -> Result<Self> {
+        let mut props = options.properties;
+        let schema = match options.schema_descr {
+            Some(descr) => descr,
+            None => {
+                let mut converter =
+                    ArrowSchemaConverter::new().with_coerce_types(props.coerce_types());
+                if let Some(root) = &options.schema_root {
+                    converter = converter.schema_root(root);
+                }
+                converter.convert(&arrow_schema)?
+            }
+        };
+        if !options.skip_arrow_metadata {
+            parquet::arrow::schema::add_encoded_arrow_schema_to_metadata(&arrow_schema, &mut props);
+        }
+        let max_row_group_row_count = props.max_row_group_row_count();
+        let max_row_group_bytes = props.max_row_group_bytes();
+        let file_writer =
+            SerializedFileWriter::new(sink, schema.root_schema_ptr(), Arc::new(props))?;
+        let mut factory = ArrowRowGroupWriterFactory::new(&file_writer, arrow_schema.clone());
+        if let Some(f) = options.page_store_factory {
+            factory = factory.with_page_store_factory(f);
+        }
+        let cdc = file_writer
+            .properties()
+            .content_defined_chunking()
+            .map(|opts| {
+                file_writer
+                    .schema_descr()
+                    .columns()
+                    .iter()
+                    .map(|_| Chunker::try_new(opts))
+                    .collect::<Result<Vec<_>>>()
+            })
+            .transpose()?;
+        Ok(Self {
+            writer: file_writer,
+            in_progress: None,
+            arrow_schema,
+            factory,
+            max_row_group_row_count,
+            max_row_group_bytes,
+            poisoned: None,
+            cdc,
+            hybrid: None,
+        })
+    }
+
+    /// Estimated bytes of the in-progress row group, as `parquet` sums them
+    /// over every column writer.
+    fn estimated_bytes(&self) -> usize {
+        self.in_progress
+            .as_ref()
+            .map_or(0, RowGroup::estimated_bytes)
+            + self.hybrid.as_ref().map_or(0, |h| h.estimated_bytes())
+    }
+
+    /// Memory held by the in-progress row group's writers.
+    fn memory_size(&self) -> usize {
+        self.in_progress.as_ref().map_or(0, RowGroup::memory_size)
+            + self.hybrid.as_ref().map_or(0, |h| h.memory_size())
+    }
+
     fn check_usable(&self) -> Result<()> {
         match &self.poisoned {
             Some(why) => Err(ParquetError::General(format!(
@@ -525,13 +626,29 @@ impl<W: Write + Send> OwnWriter<W> {
         loop {
             if self.in_progress.is_none() {
                 let index = self.writer.flushed_row_groups().len();
-                self.in_progress = Some(RowGroup {
-                    writers: self.factory.create_column_writers(index)?,
-                    buffered_rows: 0,
+                let writers = self.factory.create_column_writers(index)?;
+                self.in_progress = Some(match &self.hybrid {
+                    None => RowGroup {
+                        writers,
+                        slots: None,
+                        buffered_rows: 0,
+                    },
+                    Some(h) => {
+                        // The inner writer's leaves are not written here.
+                        let (slots, writers) = writers
+                            .into_iter()
+                            .enumerate()
+                            .filter(|(leaf, _)| !h.is_inner_leaf(*leaf))
+                            .unzip();
+                        RowGroup {
+                            writers,
+                            slots: Some(slots),
+                            buffered_rows: 0,
+                        }
+                    }
                 });
             }
-            let in_progress = self.in_progress.as_ref().unwrap();
-            let buffered_rows = in_progress.buffered_rows;
+            let buffered_rows = self.in_progress.as_ref().unwrap().buffered_rows;
 
             let mut split_at = match self.max_row_group_row_count {
                 Some(max) if buffered_rows + remaining.num_rows() > max => {
@@ -543,7 +660,7 @@ impl<W: Write + Send> OwnWriter<W> {
             if let Some(max_bytes) = self.max_row_group_bytes
                 && buffered_rows > 0
             {
-                let current = in_progress.estimated_bytes();
+                let current = self.estimated_bytes();
                 if current >= max_bytes {
                     self.flush()?;
                     continue;
@@ -572,13 +689,13 @@ impl<W: Write + Send> OwnWriter<W> {
                 return Err(e);
             }
 
-            let in_progress = self.in_progress.as_ref().unwrap();
+            let buffered_rows = self.in_progress.as_ref().unwrap().buffered_rows;
             let should_flush = self
                 .max_row_group_row_count
-                .is_some_and(|max| in_progress.buffered_rows >= max)
+                .is_some_and(|max| buffered_rows >= max)
                 || self
                     .max_row_group_bytes
-                    .is_some_and(|max| in_progress.estimated_bytes() >= max);
+                    .is_some_and(|max| self.estimated_bytes() >= max);
             if should_flush {
                 self.flush()?;
             }
@@ -623,6 +740,9 @@ impl<W: Write + Send> OwnWriter<W> {
             .zip(part.columns())
             .enumerate()
         {
+            if self.hybrid.as_ref().is_some_and(|h| h.is_inner_field(i)) {
+                continue;
+            }
             match plan.map(|p| &p[i]) {
                 Some(FieldPlan::Fast { .. }) => {
                     leaves.push(ArrowLeafColumn(LeafInner::Flat(flat_leaf(field, array))))
@@ -654,13 +774,25 @@ impl<W: Write + Send> OwnWriter<W> {
                     writer.write_validated(leaf)?;
                 }
             }
-            Some(chunkers) => {
-                for ((writer, leaf), chunker) in
-                    in_progress.writers.iter_mut().zip(&leaves).zip(chunkers)
-                {
-                    writer.write_chunked(leaf, chunker)?;
+            Some(chunkers) => match &in_progress.slots {
+                None => {
+                    for ((writer, leaf), chunker) in
+                        in_progress.writers.iter_mut().zip(&leaves).zip(chunkers)
+                    {
+                        writer.write_chunked(leaf, chunker)?;
+                    }
                 }
-            }
+                Some(slots) => {
+                    for ((writer, leaf), &slot) in
+                        in_progress.writers.iter_mut().zip(&leaves).zip(slots)
+                    {
+                        writer.write_chunked(leaf, &mut chunkers[slot])?;
+                    }
+                }
+            },
+        }
+        if let Some(h) = &mut self.hybrid {
+            h.write(part)?;
         }
         in_progress.buffered_rows += part.num_rows();
         Ok(())
@@ -680,6 +812,18 @@ impl<W: Write + Send> OwnWriter<W> {
             .into_iter()
             .map(ArrowColumnWriter::close)
             .collect::<Result<Vec<ArrowColumnChunk>>>()?;
+        if let (Some(h), Some(slots)) = (&mut self.hybrid, &in_progress.slots) {
+            let leaves = self.writer.schema_descr().num_columns();
+            let mut own: Vec<Option<ArrowColumnChunk>> = (0..leaves).map(|_| None).collect();
+            for (chunk, &slot) in chunks.into_iter().zip(slots) {
+                own[slot] = Some(chunk);
+            }
+            if let Err(e) = h.write_row_group(&mut self.writer, own) {
+                self.poisoned = Some(e.to_string());
+                return Err(e);
+            }
+            return Ok(());
+        }
         let mut row_group = self.writer.next_row_group()?;
         for chunk in chunks {
             chunk.append_to_row_group(&mut row_group)?;
@@ -689,9 +833,74 @@ impl<W: Write + Send> OwnWriter<W> {
     }
 }
 
-/// Whether every field of the schema takes the fast path, which content-defined
-/// chunking needs (`parquet`'s chunked writes of other columns are private).
-fn all_fields_fast(arrow_schema: &SchemaRef, options: &ArrowWriterOptions) -> Result<bool> {
+impl<W: Write + Send> OwnWriter<Gate<W>> {
+    /// Flushes and writes the footer (see [`Hybrid::finish`]).
+    fn finish(&mut self) -> Result<ParquetMetaData> {
+        self.flush()?;
+        match &mut self.hybrid {
+            Some(h) => h.finish(&mut self.writer),
+            None => self.writer.finish(),
+        }
+    }
+
+    /// Bytes written to the output.
+    fn bytes_written(&self) -> usize {
+        let adjust = self.hybrid.as_ref().map_or(0, |h| h.footer_adjust);
+        self.writer.bytes_written().saturating_add_signed(adjust)
+    }
+
+    /// [`ArrowWriter::into_serialized_writer`]: possible while nothing but
+    /// the magic has been written, which is how column-level (parallel)
+    /// writers use it; the file writer is then rebuilt over the output, in
+    /// the state `parquet`'s would be in.
+    fn into_serialized_writer(
+        mut self,
+    ) -> Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
+        self.flush()?;
+        let untouched = self.writer.flushed_row_groups().is_empty()
+            && self.writer.bytes_written() == 4
+            && self.writer.inner().passed == 0;
+        if !untouched {
+            return Err(ParquetError::NYI(
+                "into_serialized_writer after rows were written, with content-defined chunking \
+                 on a table whose fields are not all on the FLBA fast path"
+                    .into(),
+            ));
+        }
+        let props = Arc::clone(self.writer.properties());
+        let root = self.writer.schema_descr().root_schema_ptr();
+        // Nothing reached the output: drop the file writer's bytes.
+        self.writer.inner_mut().open = false;
+        let out = self.writer.into_inner()?.inner;
+        let mut writer = SerializedFileWriter::new(out, root, props)?;
+        if let Some(h) = &self.hybrid {
+            for kv in h.appended_key_value_metadata() {
+                writer.append_key_value_metadata(kv.clone());
+            }
+        }
+        let mut factory = ArrowRowGroupWriterFactory::new(&writer, self.arrow_schema.clone());
+        if let Some(f) = self.factory.page_store_factory() {
+            factory = factory.with_page_store_factory(f);
+        }
+        Ok((writer, factory))
+    }
+
+    /// Flushes, writes the footer if not yet written and returns the output.
+    fn into_inner(mut self) -> Result<W> {
+        self.flush()?;
+        match &mut self.hybrid {
+            Some(h) => h.finish_into_inner(self.writer),
+            None => Ok(self.writer.into_inner()?.inner),
+        }
+    }
+}
+
+/// How each field of the schema would be written (None if this crate does
+/// not map the schema field by field, e.g. with encryption).
+fn field_plan(
+    arrow_schema: &SchemaRef,
+    options: &ArrowWriterOptions,
+) -> Result<Option<Vec<FieldPlan>>> {
     let props = &options.properties;
     let schema = match &options.schema_descr {
         Some(descr) => descr.clone(),
@@ -709,9 +918,7 @@ fn all_fields_fast(arrow_schema: &SchemaRef, options: &ArrowWriterOptions) -> Re
         Arc::new(props.clone()),
     )?;
     let factory = ArrowRowGroupWriterFactory::new(&writer, arrow_schema.clone());
-    Ok(factory
-        .plan()
-        .is_some_and(|plan| plan.iter().all(FieldPlan::all_fast)))
+    Ok(factory.plan().map(<[FieldPlan]>::to_vec))
 }
 
 impl<W: Write + Send> RecordBatchWriter for ArrowWriter<W> {
