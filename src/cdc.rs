@@ -171,12 +171,15 @@ impl Chunker {
         false
     }
 
+    /// (The reference for [`Self::chunks_fixed`], kept for its test.)
+    ///
     /// Chunks of a top-level leaf of `len` levels. `nulls` is `Some` for a
     /// nullable leaf (definition levels 1 and 0), `None` for a required one;
     /// `value(i)` gives the Arrow bytes hashed for the value at position `i`.
     ///
     /// As in `parquet`, a boundary found at level `i` closes `[prev, i)`, and
     /// a boundary at level 0 yields an empty first chunk.
+    #[cfg(test)]
     pub(crate) fn chunks<'a>(
         &mut self,
         len: usize,
@@ -202,6 +205,112 @@ impl Chunker {
                 prev = i;
             }
         }
+        if prev < len {
+            chunks.push(Chunk {
+                offset: prev,
+                len: len - prev,
+            });
+        }
+        chunks
+    }
+
+    /// Chunks of a top-level leaf of `len` fixed-width values (`bytes`
+    /// holds value `i` at `[i * width, (i + 1) * width)`): the same as
+    /// [`Self::chunks`] with `value(i)` that slice, with the state kept in
+    /// registers, definition levels rolled two bytes at once, validity read
+    /// a word at a time and values below the minimum chunk size skipped
+    /// without hashing (as `parquet` skips them).
+    pub(crate) fn chunks_fixed(
+        &mut self,
+        len: usize,
+        nullable: bool,
+        nulls: Option<&NullBuffer>,
+        bytes: &[u8],
+        width: usize,
+    ) -> Vec<Chunk> {
+        assert!(bytes.len() >= len * width, "chunker values out of range");
+        let mut run = Run::new(self);
+        let mut chunks = Vec::new();
+        let mut prev = 0;
+        let mut boundary = |i: usize, chunks: &mut Vec<Chunk>| {
+            chunks.push(Chunk {
+                offset: prev,
+                len: i - prev,
+            });
+            prev = i;
+        };
+        match (nullable, nulls) {
+            (false, _) => {
+                let w = width as i64;
+                let mut i = 0;
+                while i < len {
+                    // Values whose bytes keep the chunk below the minimum are
+                    // not hashed, and cannot end a chunk (min < max).
+                    if !run.matched && run.chunk_size + w < run.min {
+                        let skip = ((run.min - run.chunk_size - 1) / w.max(1)) as usize;
+                        let skip = skip.min(len - i);
+                        if skip > 0 {
+                            run.chunk_size += skip as i64 * w;
+                            i += skip;
+                            continue;
+                        }
+                    }
+                    run.value(&bytes[i * width..(i + 1) * width]);
+                    if run.need_new_chunk() {
+                        boundary(i, &mut chunks);
+                    }
+                    i += 1;
+                }
+            }
+            (true, None) => {
+                for i in 0..len {
+                    run.level(1);
+                    run.value(&bytes[i * width..(i + 1) * width]);
+                    if run.need_new_chunk() {
+                        boundary(i, &mut chunks);
+                    }
+                }
+            }
+            (true, Some(nulls)) => {
+                let bits = nulls.inner();
+                let mut i = 0;
+                for word in bits.bit_chunks().iter_padded() {
+                    let n = (len - i).min(64);
+                    let word = if n < 64 {
+                        word & ((1u64 << n) - 1)
+                    } else {
+                        word
+                    };
+                    // A word of levels that keeps the chunk below the minimum
+                    // is not hashed and cannot end a chunk.
+                    let size = 2 * n as i64 + word.count_ones() as i64 * width as i64;
+                    if !run.matched && run.chunk_size + size < run.min {
+                        run.chunk_size += size;
+                        i += n;
+                        if i >= len {
+                            break;
+                        }
+                        continue;
+                    }
+                    for bit in 0..n {
+                        if word >> bit & 1 == 1 {
+                            run.level(1);
+                            run.value(&bytes[i * width..(i + 1) * width]);
+                        } else {
+                            run.level(0);
+                        }
+                        if run.need_new_chunk() {
+                            boundary(i, &mut chunks);
+                        }
+                        i += 1;
+                    }
+                    if i >= len {
+                        break;
+                    }
+                }
+            }
+        }
+        run.store(self);
         if prev < len {
             chunks.push(Chunk {
                 offset: prev,
@@ -315,6 +424,106 @@ impl Chunker {
     }
 }
 
+/// A [`Chunker`]'s state in locals, for the fixed-width loops.
+struct Run {
+    tables: &'static GearTables,
+    table: &'static [u64; 256],
+    /// The hash matches if it is at most this (`!mask`).
+    limit: u64,
+    min: i64,
+    max: i64,
+    hash: u64,
+    matched: bool,
+    nth_run: usize,
+    chunk_size: i64,
+}
+
+impl Run {
+    fn new(c: &Chunker) -> Self {
+        Self {
+            tables: c.tables,
+            table: &c.tables[c.nth_run],
+            limit: !c.mask,
+            min: c.min_chunk_size,
+            max: c.max_chunk_size,
+            hash: c.hash,
+            matched: c.matched,
+            nth_run: c.nth_run,
+            chunk_size: c.chunk_size,
+        }
+    }
+
+    fn store(&self, c: &mut Chunker) {
+        c.hash = self.hash;
+        c.matched = self.matched;
+        c.nth_run = self.nth_run;
+        c.chunk_size = self.chunk_size;
+    }
+
+    /// Rolls a definition level (0 or 1) as its two little-endian bytes.
+    #[inline(always)]
+    fn level(&mut self, level: u8) {
+        self.chunk_size += 2;
+        if self.chunk_size < self.min {
+            return;
+        }
+        let t = self.table;
+        let a = t[level as usize];
+        let h1 = (self.hash << 1).wrapping_add(a);
+        let h2 = (h1 << 1).wrapping_add(t[0]);
+        self.matched |= (h1 <= self.limit) | (h2 <= self.limit);
+        self.hash = h2;
+    }
+
+    #[inline(always)]
+    fn value(&mut self, bytes: &[u8]) {
+        self.chunk_size += bytes.len() as i64;
+        if self.chunk_size < self.min {
+            return;
+        }
+        let t = self.table;
+        let limit = self.limit;
+        let mut h = self.hash;
+        let mut m = false;
+        let mut pairs = bytes.chunks_exact(2);
+        for p in &mut pairs {
+            // Two steps from `h` at once: h2 does not wait for h1.
+            let a = t[p[0] as usize];
+            let b = t[p[1] as usize];
+            let h1 = (h << 1).wrapping_add(a);
+            let h2 = (h << 2).wrapping_add((a << 1).wrapping_add(b));
+            m |= (h1 <= limit) | (h2 <= limit);
+            h = h2;
+        }
+        for &b in pairs.remainder() {
+            h = (h << 1).wrapping_add(t[b as usize]);
+            m |= h <= limit;
+        }
+        self.hash = h;
+        self.matched |= m;
+    }
+
+    #[inline(always)]
+    fn need_new_chunk(&mut self) -> bool {
+        if self.matched {
+            self.matched = false;
+            self.nth_run += 1;
+            if self.nth_run >= NUM_TABLES {
+                self.nth_run = 0;
+                self.chunk_size = 0;
+                self.table = &self.tables[0];
+                return true;
+            }
+            self.table = &self.tables[self.nth_run];
+        }
+        if self.chunk_size >= self.max {
+            self.chunk_size = 0;
+            return true;
+        }
+        false
+    }
+}
+
 /// The hash mask: the top bits, as many as `log2((avg - min) / 8)` minus the
 /// normalization level.
 fn mask(min_chunk_size: i64, max_chunk_size: i64, norm_level: i32) -> Result<u64> {
@@ -383,5 +592,50 @@ mod tests {
         .unwrap();
         assert_eq!(m.count_ones(), 15);
         assert_eq!(m.leading_ones(), 15);
+    }
+
+    /// `chunks_fixed` finds the same chunks as the reference `chunks`, and
+    /// leaves the same state, over batches, widths and null patterns.
+    #[test]
+    fn chunks_fixed_matches_chunks() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let options = CdcOptions {
+            min_chunk_size: 64,
+            max_chunk_size: 512,
+            norm_level: 0,
+        };
+        for width in [1usize, 2, 3, 4, 5, 8, 12, 16, 17, 32] {
+            for nullable in [false, true] {
+                for density in [0u64, 1, 5, 9, 10] {
+                    let mut a = Chunker::try_new(&options).unwrap();
+                    let mut b = a.clone();
+                    for batch in 0..4 {
+                        let len = (next() % 700) as usize + batch;
+                        let bytes: Vec<u8> = (0..len * width).map(|_| next() as u8).collect();
+                        let nulls = (nullable && density > 0).then(|| {
+                            NullBuffer::from_iter((0..len).map(|_| next() % 10 >= density))
+                        });
+                        let want = a.chunks(len, nullable, nulls.as_ref(), |i| {
+                            &bytes[i * width..(i + 1) * width]
+                        });
+                        let got = b.chunks_fixed(len, nullable, nulls.as_ref(), &bytes, width);
+                        assert_eq!(
+                            want, got,
+                            "width {width} nullable {nullable} density {density}"
+                        );
+                        assert_eq!(
+                            (a.hash, a.matched, a.nth_run, a.chunk_size),
+                            (b.hash, b.matched, b.nth_run, b.chunk_size)
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -261,11 +261,15 @@ impl FlbaColumnWriter {
                         let keys = original.as_any_dictionary().keys().to_data();
                         let width = keys.data_type().primitive_width().unwrap_or(1);
                         let bytes = &keys.buffers()[0].as_slice()[keys.offset() * width..];
-                        chunker.chunks(len, max_def > 0, r.nulls.as_ref(), |i| {
-                            &bytes[i * width..(i + 1) * width]
-                        })
+                        chunker.chunks_fixed(len, max_def > 0, r.nulls.as_ref(), bytes, width)
                     }
-                    _ => chunker.chunks(len, max_def > 0, r.nulls.as_ref(), |i| values.native(i)),
+                    _ => chunker.chunks_fixed(
+                        len,
+                        max_def > 0,
+                        r.nulls.as_ref(),
+                        values.native_bytes(),
+                        values.native_width(),
+                    ),
                 };
                 let last = chunks.len().saturating_sub(1);
                 for (k, chunk) in chunks.iter().enumerate() {

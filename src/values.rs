@@ -165,6 +165,18 @@ impl<'a> NativeValues<'a> {
         &self.bytes[i * self.native_width..(i + 1) * self.native_width]
     }
 
+    /// The Arrow bytes of every value, `native_width` bytes each.
+    #[inline]
+    pub(crate) fn native_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Bytes per value in the Arrow buffer.
+    #[inline]
+    pub(crate) fn native_width(&self) -> usize {
+        self.native_width
+    }
+
     /// Values `[start, end)` in Parquet form without conversion, when their
     /// Arrow bytes already are the Parquet bytes.
     #[inline]
@@ -191,7 +203,21 @@ impl<'a> NativeValues<'a> {
         let n = end - start;
         let src = &self.bytes[start * self.native_width..end * self.native_width];
         if matches!(self.kind, FlbaKind::FixedSizeBinary | FlbaKind::Float16) {
-            out.extend_from_slice(src);
+            // Short runs (sparse validity) of common widths: fixed-size moves
+            // rather than a `memcpy` call per run.
+            macro_rules! short {
+                ($($w:literal)*) => {
+                    match self.native_width {
+                        $($w if n <= 8 => append_fixed::<$w>(out, n, |dst| {
+                            for (o, v) in dst.iter_mut().zip(src.as_chunks::<$w>().0) {
+                                o.write(*v);
+                            }
+                        }),)*
+                        _ => out.extend_from_slice(src),
+                    }
+                };
+            }
+            short!(2 4 8 16 32);
             return;
         }
         macro_rules! by_width {
