@@ -177,12 +177,16 @@ impl Hybrid {
                 .collect::<Vec<_>>(),
             arrow_schema.metadata().clone(),
         ));
-        // Same properties (the row-group limits too, so bloom filter sizes
-        // resolve alike), but bloom filters right after each row group, where
-        // they can be read back as the row group is spliced.
+        // Same properties (the row-count limit too, so bloom filter sizes
+        // resolve alike; the outer writer's splits keep the inner one within
+        // it), but bloom filters right after each row group, where they can
+        // be read back as the row group is spliced, and no byte limit: only
+        // the outer writer, which sees every column's estimate, splits row
+        // groups by size.
         let inner_props = props
             .clone()
             .into_builder()
+            .set_max_row_group_bytes(None)
             .set_bloom_filter_position(BloomFilterPosition::AfterRowGroup)
             .set_key_value_metadata(None)
             .set_sorting_columns(None)
