@@ -42,6 +42,15 @@ pub(crate) enum FieldPlan {
 }
 
 impl FieldPlan {
+    /// Number of Parquet leaves of this field.
+    pub(crate) fn leaf_count(&self) -> usize {
+        match self {
+            Self::Fast { .. } => 1,
+            Self::Delegated { leaves } => *leaves,
+            Self::Leveled { fast, .. } => fast.len(),
+        }
+    }
+
     /// Whether `parquet`'s writers are needed for some leaf of this field.
     pub(crate) fn needs_upstream(&self) -> bool {
         match self {
@@ -325,6 +334,70 @@ impl ArrowRowGroupWriterFactory {
                 Ok(out)
             }
         }
+    }
+
+    /// The column writers of row group `row_group_index` for the leaves of
+    /// the fields `keep(field)` accepts, with their leaf indices. Without a
+    /// page store factory, the writers of the other fields are not created
+    /// at all (with one, every store is still created, in order, so the
+    /// factory sees what `parquet`'s writer would make it create).
+    pub(crate) fn create_column_writers_of(
+        &self,
+        row_group_index: usize,
+        keep: impl Fn(usize) -> bool,
+    ) -> Result<Vec<(usize, ArrowColumnWriter)>> {
+        let Mode::Split {
+            plan, routed: None, ..
+        } = &self.mode
+        else {
+            let mut leaf_field = Vec::with_capacity(self.columns.len());
+            if let Some(plan) = self.plan() {
+                for (field, p) in plan.iter().enumerate() {
+                    leaf_field.extend(std::iter::repeat_n(field, p.leaf_count()));
+                }
+            }
+            return Ok(self
+                .create_column_writers(row_group_index)?
+                .into_iter()
+                .enumerate()
+                .filter(|(leaf, _)| leaf_field.get(*leaf).is_none_or(|&f| keep(f)))
+                .collect());
+        };
+        let mut out = Vec::new();
+        let mut leaf = 0;
+        for (field, p) in plan.iter().enumerate() {
+            let n = p.leaf_count();
+            if keep(field) {
+                if p.needs_upstream() {
+                    return Err(ParquetError::General(format!(
+                        "field {field} needs parquet's writers and was not handed off"
+                    )));
+                }
+                match p {
+                    FieldPlan::Fast { kind, leaf } => {
+                        out.push((*leaf, self.fast_writer(*kind, *leaf, None)?))
+                    }
+                    FieldPlan::Leveled { first_leaf, fast } => {
+                        for (i, kind) in fast.iter().enumerate() {
+                            let kind = kind.ok_or_else(|| {
+                                ParquetError::General(format!(
+                                    "leaf {} is not fast",
+                                    first_leaf + i
+                                ))
+                            })?;
+                            out.push((
+                                first_leaf + i,
+                                self.fast_writer(kind, first_leaf + i, None)?,
+                            ));
+                        }
+                    }
+                    FieldPlan::Delegated { .. } => unreachable!("needs upstream"),
+                }
+            }
+            leaf += n;
+        }
+        debug_assert_eq!(leaf, self.columns.len());
+        Ok(out)
     }
 
     fn fast_writer(

@@ -153,7 +153,7 @@ impl Hybrid {
         let mut inner_leaf = Vec::new();
         let mut next = 0;
         for p in plan {
-            for _ in 0..leaf_count(p) {
+            for _ in 0..p.leaf_count() {
                 if p.needs_upstream() {
                     inner_leaf.push(Some(next));
                     next += 1;
@@ -212,11 +212,6 @@ impl Hybrid {
             finished: false,
             footer_adjust: 0,
         }))
-    }
-
-    /// Whether leaf `leaf` of the file is written by the inner writer.
-    pub(crate) fn is_inner_leaf(&self, leaf: usize) -> bool {
-        self.inner_leaf.get(leaf).is_some_and(Option::is_some)
     }
 
     /// Whether top-level field `field` is written by the inner writer.
@@ -486,22 +481,13 @@ impl Hybrid {
     }
 }
 
-/// Number of leaves of a field.
-fn leaf_count(p: &FieldPlan) -> usize {
-    match p {
-        FieldPlan::Fast { .. } => 1,
-        FieldPlan::Delegated { leaves } => *leaves,
-        FieldPlan::Leveled { fast, .. } => fast.len(),
-    }
-}
-
 /// The leaves (indices in the file) the inner writer would write for `plan`,
 /// in its order.
 pub(crate) fn inner_leaves(plan: &[FieldPlan]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut leaf = 0;
     for p in plan {
-        let n = leaf_count(p);
+        let n = p.leaf_count();
         if p.needs_upstream() {
             out.extend(leaf..leaf + n);
         }

@@ -626,19 +626,18 @@ impl<S: Write + Send> OwnWriter<S> {
         loop {
             if self.in_progress.is_none() {
                 let index = self.writer.flushed_row_groups().len();
-                let writers = self.factory.create_column_writers(index)?;
                 self.in_progress = Some(match &self.hybrid {
                     None => RowGroup {
-                        writers,
+                        writers: self.factory.create_column_writers(index)?,
                         slots: None,
                         buffered_rows: 0,
                     },
                     Some(h) => {
-                        // The inner writer's leaves are not written here.
-                        let (slots, writers) = writers
+                        // The inner writer's fields are not written here.
+                        let (slots, writers) = self
+                            .factory
+                            .create_column_writers_of(index, |field| !h.is_inner_field(field))?
                             .into_iter()
-                            .enumerate()
-                            .filter(|(leaf, _)| !h.is_inner_leaf(*leaf))
                             .unzip();
                         RowGroup {
                             writers,
