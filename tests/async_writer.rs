@@ -17,7 +17,7 @@ use bytes::Bytes;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::properties::{BloomFilterPosition, CdcOptions, WriterProperties, WriterVersion};
 use parquet_flba::{ArrowWriterOptions, AsyncArrowWriter, AsyncFileWriter};
 
 fn schema() -> SchemaRef {
@@ -232,6 +232,22 @@ async fn row_groups_completed_by_write() {
                 .set_dictionary_enabled(false)
                 .set_data_page_size_limit(1024)
                 .set_max_row_group_row_count(Some(1000))
+                .build(),
+        ),
+        // Content-defined chunking on a mixed table: the Int64 and Utf8
+        // fields go through an inner parquet writer, the footer is this
+        // crate's.
+        (
+            "cdc_mixed",
+            WriterProperties::builder()
+                .set_content_defined_chunking(Some(CdcOptions {
+                    min_chunk_size: 512,
+                    max_chunk_size: 4096,
+                    norm_level: 0,
+                }))
+                .set_max_row_group_row_count(Some(700))
+                .set_bloom_filter_enabled(true)
+                .set_bloom_filter_position(BloomFilterPosition::End)
                 .build(),
         ),
     ];
