@@ -8,8 +8,10 @@
 //! `std::io::sink()` (the batch is built before, and the output bytes are not
 //! kept, so "peak live" is the writer's own working memory). It prints a
 //! markdown table of heap allocations, reallocations, bytes allocated and peak
-//! live bytes, then the headline figure: allocations to write 1,048,576
-//! non-null `Decimal128(38,10)` values in the default configuration.
+//! live bytes, then the setup cost (allocations per file when writing 500
+//! small files of a mixed table, as the `setup` bench does) and the headline
+//! figure: allocations to write 1,048,576 non-null `Decimal128(38,10)` values
+//! in the default configuration.
 //!
 //! ```text
 //! cargo run --release --example alloc_report
@@ -35,7 +37,8 @@ use rand::{Rng, SeedableRng};
 
 use workloads::alloc_counter::{self, CountingAlloc, Snapshot};
 use workloads::{
-    CONFIG_NAMES, DEFAULT_ROWS, WORKLOADS, Writer, config, mib, thousands, write_file,
+    CONFIG_NAMES, DEFAULT_ROWS, SETUP_FILES, SETUP_ROWS, WORKLOADS, Writer, config, mib, thousands,
+    write_file,
 };
 
 #[global_allocator]
@@ -179,6 +182,34 @@ fn run() -> Result<(), String> {
                 mb(f.peak_live_bytes),
             );
         }
+    }
+
+    // Setup cost: many small files of a mixed table, as the `setup` bench.
+    let small = workloads::setup_batches(SETUP_FILES, SETUP_ROWS);
+    println!(
+        "\n## Setup: {SETUP_FILES} files of {} rows (FixedSizeBinary(16), Decimal128(38,10), Int64, Utf8), default configuration, per file\n",
+        thousands(SETUP_ROWS as u64)
+    );
+    println!("| writer | allocations | reallocations | KiB allocated | peak live KiB |");
+    println!("|---|---:|---:|---:|---:|");
+    for writer in Writer::BOTH {
+        let (mut allocs, mut reallocs, mut bytes, mut peak) = (0u64, 0u64, 0u64, 0u64);
+        for b in &small {
+            let s = measure(writer, b, "default")?;
+            allocs += s.allocations;
+            reallocs += s.reallocations;
+            bytes += s.bytes_allocated;
+            peak = peak.max(s.peak_live_bytes);
+        }
+        let files = small.len() as u64;
+        println!(
+            "| {} | {} | {} | {:.1} | {:.1} |",
+            writer.name(),
+            n(allocs / files),
+            n(reallocs / files),
+            bytes as f64 / files as f64 / 1024.0,
+            peak as f64 / 1024.0
+        );
     }
 
     // Headline: a single non-null Decimal128(38,10) column, default config.
