@@ -102,6 +102,32 @@ pub(crate) fn leveled_leaves(
         .collect()
 }
 
+/// The leaves of a nested field that `track(i)` selects, with this crate's
+/// levels (every selected leaf must be an FLBA candidate).
+pub(crate) fn tracked_leaves(
+    field: &Field,
+    array: &ArrayRef,
+    track: &dyn Fn(usize) -> bool,
+) -> Result<Vec<ArrowLeafColumn>> {
+    let field_ref: FieldRef = Arc::new(field.clone());
+    compute_levels(field, array, track)?
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| track(*i))
+        .map(|(i, levels)| {
+            let levels = levels.ok_or_else(|| {
+                ParquetError::General(format!("no levels for leaf {i} of {}", field.name()))
+            })?;
+            Ok(ArrowLeafColumn(LeafInner::Leveled(Box::new(LeveledLeaf {
+                levels,
+                field: field_ref.clone(),
+                array: array.clone(),
+                index: i,
+            }))))
+        })
+        .collect()
+}
+
 /// Whether a top-level field of this type is a single FLBA-able leaf whose
 /// array can be kept as is.
 pub(crate) fn is_flat_candidate(data_type: &DataType) -> bool {

@@ -336,11 +336,12 @@ impl ArrowRowGroupWriterFactory {
         }
     }
 
-    /// The column writers of row group `row_group_index` for the leaves of
-    /// the fields `keep(field)` accepts, with their leaf indices. Without a
-    /// page store factory, the writers of the other fields are not created
-    /// at all (with one, every store is still created, in order, so the
-    /// factory sees what `parquet`'s writer would make it create).
+    /// The column writers of row group `row_group_index` for the leaves
+    /// `keep(leaf)` accepts (which must all be on the fast path), with their
+    /// leaf indices. Without a page store factory, the other leaves' writers
+    /// are not created at all (with one, every store is still created, in
+    /// order, so the factory sees what `parquet`'s writer would make it
+    /// create).
     pub(crate) fn create_column_writers_of(
         &self,
         row_group_index: usize,
@@ -350,51 +351,32 @@ impl ArrowRowGroupWriterFactory {
             plan, routed: None, ..
         } = &self.mode
         else {
-            let mut leaf_field = Vec::with_capacity(self.columns.len());
-            if let Some(plan) = self.plan() {
-                for (field, p) in plan.iter().enumerate() {
-                    leaf_field.extend(std::iter::repeat_n(field, p.leaf_count()));
-                }
-            }
             return Ok(self
                 .create_column_writers(row_group_index)?
                 .into_iter()
                 .enumerate()
-                .filter(|(leaf, _)| leaf_field.get(*leaf).is_none_or(|&f| keep(f)))
+                .filter(|(leaf, _)| keep(*leaf))
                 .collect());
         };
         let mut out = Vec::new();
         let mut leaf = 0;
-        for (field, p) in plan.iter().enumerate() {
-            let n = p.leaf_count();
-            if keep(field) {
-                if p.needs_upstream() {
-                    return Err(ParquetError::General(format!(
-                        "field {field} needs parquet's writers and was not handed off"
-                    )));
+        for p in plan {
+            let kinds: Vec<Option<FlbaKind>> = match p {
+                FieldPlan::Fast { kind, .. } => vec![Some(*kind)],
+                FieldPlan::Leveled { fast, .. } => fast.clone(),
+                FieldPlan::Delegated { leaves } => vec![None; *leaves],
+            };
+            for kind in kinds {
+                if keep(leaf) {
+                    let kind = kind.ok_or_else(|| {
+                        ParquetError::General(format!(
+                            "leaf {leaf} needs parquet's writers and was not handed off"
+                        ))
+                    })?;
+                    out.push((leaf, self.fast_writer(kind, leaf, None)?));
                 }
-                match p {
-                    FieldPlan::Fast { kind, leaf } => {
-                        out.push((*leaf, self.fast_writer(*kind, *leaf, None)?))
-                    }
-                    FieldPlan::Leveled { first_leaf, fast } => {
-                        for (i, kind) in fast.iter().enumerate() {
-                            let kind = kind.ok_or_else(|| {
-                                ParquetError::General(format!(
-                                    "leaf {} is not fast",
-                                    first_leaf + i
-                                ))
-                            })?;
-                            out.push((
-                                first_leaf + i,
-                                self.fast_writer(kind, first_leaf + i, None)?,
-                            ));
-                        }
-                    }
-                    FieldPlan::Delegated { .. } => unreachable!("needs upstream"),
-                }
+                leaf += 1;
             }
-            leaf += n;
         }
         debug_assert_eq!(leaf, self.columns.len());
         Ok(out)
@@ -477,7 +459,7 @@ fn encrypted(_props: &WriterPropertiesPtr) -> bool {
 }
 
 /// Number of Parquet leaves `parquet`'s Arrow writer makes of a data type.
-fn leaf_count(data_type: &DataType) -> Option<usize> {
+pub(crate) fn leaf_count(data_type: &DataType) -> Option<usize> {
     Some(match data_type {
         DataType::List(f)
         | DataType::LargeList(f)

@@ -18,8 +18,13 @@
 //! a closed [`Gate`] and is dropped.
 
 use crate::factory::FieldPlan;
-use arrow_array::RecordBatch;
-use arrow_schema::{Schema, SchemaRef};
+use arrow_array::Array;
+use arrow_array::cast::AsArray;
+use arrow_array::{
+    ArrayRef, FixedSizeListArray, LargeListArray, LargeListViewArray, ListArray, ListViewArray,
+    RecordBatch, RecordBatchOptions, StructArray,
+};
+use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_writer::{self as upstream, PageStoreFactory};
 use parquet::basic::ColumnOrder;
@@ -105,8 +110,8 @@ enum IndexSource {
 /// The inner `parquet` writer and what the footer needs to know.
 pub(crate) struct Hybrid {
     inner: upstream::ArrowWriter<Vec<u8>>,
-    /// Top-level fields written by the inner writer.
-    fields: Vec<usize>,
+    /// How each top-level field is split.
+    parts: Vec<Part>,
     /// For each leaf of the file: its index among the inner writer's leaves.
     inner_leaf: Vec<Option<usize>>,
     /// Bytes of the inner writer's output already taken out of its buffer.
@@ -128,55 +133,25 @@ pub(crate) struct Hybrid {
 impl std::fmt::Debug for Hybrid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hybrid")
-            .field("fields", &self.fields)
+            .field("parts", &self.parts)
             .field("taken", &self.taken)
             .finish_non_exhaustive()
     }
 }
 
 impl Hybrid {
-    /// The inner writer for the fields of `plan` that need `parquet`'s
-    /// writers, or None if there are none (or only those).
+    /// The inner writer for the inner side of `layout`.
     pub(crate) fn try_new(
-        arrow_schema: &SchemaRef,
-        root: &TypePtr,
-        plan: &[FieldPlan],
+        layout: Layout,
         props: &WriterProperties,
         page_store_factory: Option<Arc<dyn PageStoreFactory>>,
-    ) -> Result<Option<Self>> {
-        let fields: Vec<usize> = (0..plan.len())
-            .filter(|&i| plan[i].needs_upstream())
-            .collect();
-        if fields.is_empty() || fields.len() == plan.len() {
-            return Ok(None);
-        }
-        let mut inner_leaf = Vec::new();
-        let mut next = 0;
-        for p in plan {
-            for _ in 0..p.leaf_count() {
-                if p.needs_upstream() {
-                    inner_leaf.push(Some(next));
-                    next += 1;
-                } else {
-                    inner_leaf.push(None);
-                }
-            }
-        }
-        let sub_root = Type::group_type_builder(root.name())
-            .with_fields(
-                fields
-                    .iter()
-                    .map(|&i| root.get_fields()[i].clone())
-                    .collect(),
-            )
-            .build()?;
-        let sub_arrow = Arc::new(Schema::new_with_metadata(
-            fields
-                .iter()
-                .map(|&i| arrow_schema.fields()[i].clone())
-                .collect::<Vec<_>>(),
-            arrow_schema.metadata().clone(),
-        ));
+    ) -> Result<Self> {
+        let Layout {
+            parts,
+            inner_leaf,
+            sub_arrow,
+            sub_root,
+        } = layout;
         // Same properties (the row-count limit too, so bloom filter sizes
         // resolve alike; the outer writer's splits keep the inner one within
         // it), but bloom filters right after each row group, where they can
@@ -194,15 +169,15 @@ impl Hybrid {
         let mut options = upstream::ArrowWriterOptions::new()
             .with_properties(inner_props)
             .with_skip_arrow_metadata(true)
-            .with_parquet_schema(SchemaDescriptor::new(Arc::new(sub_root)));
+            .with_parquet_schema(SchemaDescriptor::new(sub_root));
         if let Some(f) = page_store_factory {
             options = options.with_page_store_factory(f);
         }
         let inner = upstream::ArrowWriter::try_new_with_options(Vec::new(), sub_arrow, options)?;
         let end_blooms = (props.bloom_filter_position() == BloomFilterPosition::End).then(Vec::new);
-        Ok(Some(Self {
+        Ok(Self {
             inner,
-            fields,
+            parts,
             inner_leaf,
             drained: 0,
             taken: 0,
@@ -211,19 +186,58 @@ impl Hybrid {
             appended_kv: Vec::new(),
             finished: false,
             footer_adjust: 0,
-        }))
+        })
     }
 
-    /// Whether top-level field `field` is written by the inner writer.
+    /// Whether top-level field `field` is written by the inner writer whole.
     pub(crate) fn is_inner_field(&self, field: usize) -> bool {
-        self.fields.binary_search(&field).is_ok()
+        self.parts.get(field) == Some(&Part::Whole)
+    }
+
+    /// For a field split between both writers: which of its leaves the
+    /// inner writer writes.
+    pub(crate) fn inner_leaves_of(&self, field: usize) -> Option<&[bool]> {
+        match self.parts.get(field) {
+            Some(Part::Pruned(inner)) => Some(inner),
+            _ => None,
+        }
+    }
+
+    /// Whether leaf `leaf` of the file is written by the inner writer.
+    pub(crate) fn is_inner_leaf(&self, leaf: usize) -> bool {
+        self.inner_leaf.get(leaf).is_some_and(Option::is_some)
     }
 
     /// Writes the inner writer's fields of `part` (a slice of a validated
     /// batch that fits the current row group).
     pub(crate) fn write(&mut self, part: &RecordBatch) -> Result<()> {
-        let projected = part.project(&self.fields)?;
-        self.inner.write(&projected)
+        let mut columns = Vec::new();
+        let mut fields = Vec::new();
+        let schema = part.schema();
+        for ((side, array), field) in self.parts.iter().zip(part.columns()).zip(schema.fields()) {
+            let array = match side {
+                Part::Outer => continue,
+                Part::Whole => array.clone(),
+                Part::Pruned(inner) => prune_array(array, inner, &mut 0)?.ok_or_else(|| {
+                    ParquetError::General("a pruned field has no leaf left".into())
+                })?,
+            };
+            // The batch's own field (its nested names may differ from the
+            // writer schema's, as `parquet` allows), with the pruned type.
+            fields.push(
+                field
+                    .as_ref()
+                    .clone()
+                    .with_data_type(array.data_type().clone()),
+            );
+            columns.push(array);
+        }
+        let batch = RecordBatch::try_new_with_options(
+            Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(part.num_rows())),
+        )?;
+        self.inner.write(&batch)
     }
 
     /// The inner writer's estimate of its in-progress row group.
@@ -481,21 +495,6 @@ impl Hybrid {
     }
 }
 
-/// The leaves (indices in the file) the inner writer would write for `plan`,
-/// in its order.
-pub(crate) fn inner_leaves(plan: &[FieldPlan]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut leaf = 0;
-    for p in plan {
-        let n = p.leaf_count();
-        if p.needs_upstream() {
-            out.extend(leaf..leaf + n);
-        }
-        leaf += n;
-    }
-    out
-}
-
 /// A writer that drops the first `skip` bytes written to it and appends the
 /// rest to `out`: behind a [`TrackedWrite`], it lets `parquet`'s metadata
 /// writer record offsets as of a position in the real file.
@@ -592,4 +591,288 @@ impl ChunkReader for InnerBytes {
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
         self.range(start, length)
     }
+}
+
+/// How a top-level field is split between this crate and the inner writer.
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    /// Every leaf on the fast path.
+    Outer,
+    /// The whole field through the inner writer.
+    Whole,
+    /// Nested FLBA leaves on the fast path, the others (`inner[i]` for the
+    /// field's leaf `i`) through the inner writer, which gets the field with
+    /// the fast leaves pruned away: a leaf's levels depend only on its own
+    /// path, so they are the same in the pruned field.
+    Pruned(Vec<bool>),
+}
+
+/// Which leaves go where, and the inner writer's schema.
+pub(crate) struct Layout {
+    parts: Vec<Part>,
+    /// For each leaf of the file: its index among the inner writer's leaves.
+    inner_leaf: Vec<Option<usize>>,
+    sub_arrow: SchemaRef,
+    sub_root: TypePtr,
+}
+
+impl Layout {
+    /// The split of `plan`, or None if no field needs `parquet`'s writers or
+    /// every field does.
+    pub(crate) fn new(
+        arrow_schema: &SchemaRef,
+        root: &TypePtr,
+        plan: &[FieldPlan],
+    ) -> Result<Option<Self>> {
+        let mut parts = Vec::with_capacity(plan.len());
+        let mut arrow_fields = Vec::new();
+        let mut parquet_fields = Vec::new();
+        for (i, p) in plan.iter().enumerate() {
+            let field = &arrow_schema.fields()[i];
+            let ptype = &root.get_fields()[i];
+            let part = match p {
+                _ if !p.needs_upstream() => Part::Outer,
+                FieldPlan::Leveled { fast, .. } if fast.iter().any(Option::is_some) => {
+                    let inner: Vec<bool> = fast.iter().map(Option::is_none).collect();
+                    let pruned = prune_type(field.data_type(), &inner, &mut 0).ok().flatten();
+                    let ppruned = prune_parquet(ptype, &inner, &mut 0)?;
+                    match (pruned, ppruned) {
+                        (Some(t), Some(pt)) => {
+                            arrow_fields.push(Arc::new(field.as_ref().clone().with_data_type(t)));
+                            parquet_fields.push(pt);
+                            Part::Pruned(inner)
+                        }
+                        _ => Part::Whole,
+                    }
+                }
+                _ => Part::Whole,
+            };
+            if part == Part::Whole {
+                arrow_fields.push(field.clone());
+                parquet_fields.push(ptype.clone());
+            }
+            parts.push(part);
+        }
+        if parts.iter().all(|p| *p == Part::Outer) || parts.iter().all(|p| *p == Part::Whole) {
+            return Ok(None);
+        }
+        let mut inner_leaf = Vec::new();
+        let mut next = 0;
+        for (p, part) in plan.iter().zip(&parts) {
+            for leaf in 0..p.leaf_count() {
+                let inner = match part {
+                    Part::Outer => false,
+                    Part::Whole => true,
+                    Part::Pruned(inner) => inner[leaf],
+                };
+                if inner {
+                    inner_leaf.push(Some(next));
+                    next += 1;
+                } else {
+                    inner_leaf.push(None);
+                }
+            }
+        }
+        let sub_root = Arc::new(
+            Type::group_type_builder(root.name())
+                .with_fields(parquet_fields)
+                .build()?,
+        );
+        let sub_arrow = Arc::new(Schema::new_with_metadata(
+            arrow_fields,
+            arrow_schema.metadata().clone(),
+        ));
+        Ok(Some(Self {
+            parts,
+            inner_leaf,
+            sub_arrow,
+            sub_root,
+        }))
+    }
+
+    /// The file leaves the inner writer writes, in its order.
+    pub(crate) fn inner_leaves(&self) -> Vec<usize> {
+        (0..self.inner_leaf.len())
+            .filter(|&l| self.inner_leaf[l].is_some())
+            .collect()
+    }
+}
+
+/// `data_type` without the leaves `inner[..]` marks false (leaf numbering
+/// from `*pos`): `Ok(None)` if none is left, `Err(())` if the type cannot be
+/// split (a map, dictionary or other type whose leaves are not all on one
+/// side).
+fn prune_type(
+    data_type: &DataType,
+    inner: &[bool],
+    pos: &mut usize,
+) -> Result<Option<DataType>, ()> {
+    let child = |f: &FieldRef, t: DataType| Arc::new(f.as_ref().clone().with_data_type(t));
+    match data_type {
+        DataType::Struct(fields) => {
+            let mut kept = Vec::new();
+            for f in fields {
+                if let Some(t) = prune_type(f.data_type(), inner, pos)? {
+                    kept.push(child(f, t));
+                }
+            }
+            Ok((!kept.is_empty()).then(|| DataType::Struct(kept.into())))
+        }
+        DataType::List(f) => {
+            Ok(prune_type(f.data_type(), inner, pos)?.map(|t| DataType::List(child(f, t))))
+        }
+        DataType::LargeList(f) => {
+            Ok(prune_type(f.data_type(), inner, pos)?.map(|t| DataType::LargeList(child(f, t))))
+        }
+        DataType::ListView(f) => {
+            Ok(prune_type(f.data_type(), inner, pos)?.map(|t| DataType::ListView(child(f, t))))
+        }
+        DataType::LargeListView(f) => Ok(
+            prune_type(f.data_type(), inner, pos)?.map(|t| DataType::LargeListView(child(f, t)))
+        ),
+        DataType::FixedSizeList(f, n) => Ok(prune_type(f.data_type(), inner, pos)?
+            .map(|t| DataType::FixedSizeList(child(f, t), *n))),
+        other => {
+            let n = crate::factory::leaf_count(other).ok_or(())?;
+            let sides = inner.get(*pos..*pos + n).ok_or(())?;
+            *pos += n;
+            if sides.iter().all(|&b| b) {
+                Ok(Some(other.clone()))
+            } else if sides.iter().all(|&b| !b) {
+                Ok(None)
+            } else {
+                Err(())
+            }
+        }
+    }
+}
+
+/// The Parquet type of a field without the leaves `inner[..]` marks false
+/// (leaf numbering from `*pos`), None if none is left.
+fn prune_parquet(t: &TypePtr, inner: &[bool], pos: &mut usize) -> Result<Option<TypePtr>> {
+    if t.is_primitive() {
+        let keep = inner.get(*pos).copied().unwrap_or(true);
+        *pos += 1;
+        return Ok(keep.then(|| t.clone()));
+    }
+    let mut kept = Vec::new();
+    for f in t.get_fields() {
+        if let Some(f) = prune_parquet(f, inner, pos)? {
+            kept.push(f);
+        }
+    }
+    if kept.is_empty() {
+        return Ok(None);
+    }
+    let info = t.get_basic_info();
+    let mut b = Type::group_type_builder(info.name())
+        .with_converted_type(info.converted_type())
+        .with_logical_type(info.logical_type_ref().cloned())
+        .with_fields(kept);
+    if info.has_repetition() {
+        b = b.with_repetition(info.repetition());
+    }
+    if info.has_id() {
+        b = b.with_id(Some(info.id()));
+    }
+    Ok(Some(Arc::new(b.build()?)))
+}
+
+/// `array` (of `data_type`) without the leaves `inner[..]` marks false, as
+/// [`prune_type`] prunes its type.
+fn prune_array(array: &ArrayRef, inner: &[bool], pos: &mut usize) -> Result<Option<ArrayRef>> {
+    let child = |f: &FieldRef, a: &ArrayRef| {
+        Arc::new(f.as_ref().clone().with_data_type(a.data_type().clone()))
+    };
+    let out: Option<ArrayRef> = match array.data_type() {
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            let mut kept_fields = Vec::new();
+            let mut kept = Vec::new();
+            for (f, c) in fields.iter().zip(s.columns()) {
+                if let Some(c) = prune_array(c, inner, pos)? {
+                    kept_fields.push(child(f, &c));
+                    kept.push(c);
+                }
+            }
+            if kept.is_empty() {
+                None
+            } else {
+                Some(Arc::new(StructArray::try_new(
+                    kept_fields.into(),
+                    kept,
+                    s.nulls().cloned(),
+                )?))
+            }
+        }
+        DataType::List(f) => {
+            let l = array.as_list::<i32>();
+            match prune_array(l.values(), inner, pos)? {
+                Some(v) => Some(Arc::new(ListArray::try_new(
+                    child(f, &v),
+                    l.offsets().clone(),
+                    v,
+                    l.nulls().cloned(),
+                )?)),
+                None => None,
+            }
+        }
+        DataType::LargeList(f) => {
+            let l = array.as_list::<i64>();
+            match prune_array(l.values(), inner, pos)? {
+                Some(v) => Some(Arc::new(LargeListArray::try_new(
+                    child(f, &v),
+                    l.offsets().clone(),
+                    v,
+                    l.nulls().cloned(),
+                )?)),
+                None => None,
+            }
+        }
+        DataType::ListView(f) => {
+            let l = array.as_list_view::<i32>();
+            match prune_array(l.values(), inner, pos)? {
+                Some(v) => Some(Arc::new(ListViewArray::try_new(
+                    child(f, &v),
+                    l.offsets().clone(),
+                    l.sizes().clone(),
+                    v,
+                    l.nulls().cloned(),
+                )?)),
+                None => None,
+            }
+        }
+        DataType::LargeListView(f) => {
+            let l = array.as_list_view::<i64>();
+            match prune_array(l.values(), inner, pos)? {
+                Some(v) => Some(Arc::new(LargeListViewArray::try_new(
+                    child(f, &v),
+                    l.offsets().clone(),
+                    l.sizes().clone(),
+                    v,
+                    l.nulls().cloned(),
+                )?)),
+                None => None,
+            }
+        }
+        DataType::FixedSizeList(f, n) => {
+            let l = array.as_fixed_size_list();
+            match prune_array(l.values(), inner, pos)? {
+                Some(v) => Some(Arc::new(FixedSizeListArray::try_new(
+                    child(f, &v),
+                    *n,
+                    v,
+                    l.nulls().cloned(),
+                )?)),
+                None => None,
+            }
+        }
+        other => {
+            let n = crate::factory::leaf_count(other).unwrap_or(1);
+            let keep = inner.get(*pos).copied().unwrap_or(true);
+            *pos += n;
+            keep.then(|| array.clone())
+        }
+    };
+    Ok(out)
 }

@@ -5,10 +5,10 @@
 
 use crate::cdc::Chunker;
 use crate::column::{
-    ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, LeafInner, leveled_leaves,
+    ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, LeafInner, leveled_leaves, tracked_leaves,
 };
 use crate::factory::{ArrowRowGroupWriterFactory, FieldPlan};
-use crate::hybrid::{Gate, Hybrid, inner_leaves};
+use crate::hybrid::{Gate, Hybrid, Layout};
 use crate::leaf::flat_leaf;
 use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};
 use crate::validate::validate_batch;
@@ -263,16 +263,23 @@ impl<W: Write + Send> ArrowWriter<W> {
                 ));
             };
             let root = own.writer.schema_descr().root_schema_ptr();
+            let Some(layout) = Layout::new(&arrow_schema, &root, &plan)? else {
+                return Err(ParquetError::General(
+                    "content-defined chunking: no field to split".into(),
+                ));
+            };
             // The inner writer's page stores are the ones created for its
             // leaves (with their true indices) by this writer's factory.
             let stores = options
                 .page_store_factory
                 .is_some()
-                .then(|| own.factory.hand_off_page_stores(inner_leaves(&plan)))
+                .then(|| own.factory.hand_off_page_stores(layout.inner_leaves()))
                 .flatten();
-            own.hybrid =
-                Hybrid::try_new(&arrow_schema, &root, &plan, own.writer.properties(), stores)?
-                    .map(Box::new);
+            own.hybrid = Some(Box::new(Hybrid::try_new(
+                layout,
+                own.writer.properties(),
+                stores,
+            )?));
             Inner::Hybrid(Box::new(own))
         } else {
             Inner::Own(Box::new(OwnWriter::try_new(writer, arrow_schema, options)?))
@@ -636,7 +643,7 @@ impl<S: Write + Send> OwnWriter<S> {
                         // The inner writer's fields are not written here.
                         let (slots, writers) = self
                             .factory
-                            .create_column_writers_of(index, |field| !h.is_inner_field(field))?
+                            .create_column_writers_of(index, |leaf| !h.is_inner_leaf(leaf))?
                             .into_iter()
                             .unzip();
                         RowGroup {
@@ -739,8 +746,17 @@ impl<S: Write + Send> OwnWriter<S> {
             .zip(part.columns())
             .enumerate()
         {
-            if self.hybrid.as_ref().is_some_and(|h| h.is_inner_field(i)) {
-                continue;
+            if let Some(h) = &self.hybrid {
+                if h.is_inner_field(i) {
+                    continue;
+                }
+                if let Some(inner) = h.inner_leaves_of(i) {
+                    // The fast leaves of a field split with the inner writer.
+                    leaves.extend(tracked_leaves(field, array, &|l| {
+                        !inner.get(l).copied().unwrap_or(true)
+                    })?);
+                    continue;
+                }
             }
             match plan.map(|p| &p[i]) {
                 Some(FieldPlan::Fast { .. }) => {

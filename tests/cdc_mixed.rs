@@ -54,6 +54,21 @@ fn schema() -> SchemaRef {
             ))),
             true,
         ),
+        // A list of structs split between the two writers (the ids on the
+        // fast path, the counts through the inner writer).
+        Field::new(
+            "legs",
+            DataType::List(Arc::new(Field::new(
+                "item",
+                DataType::Struct(Fields::from(vec![
+                    Field::new("leg_id", DataType::FixedSizeBinary(16), false),
+                    Field::new("count", DataType::Int32, true),
+                    Field::new("fee", DataType::Decimal128(25, 4), true),
+                ])),
+                true,
+            ))),
+            true,
+        ),
     ]))
 }
 
@@ -72,7 +87,12 @@ fn flba_debug(schema: &SchemaRef, props: WriterProperties) -> String {
 #[test]
 fn takes_the_hybrid_path() {
     let (schema, _) = batches("hybrid/path", &[1]);
-    assert!(flba_debug(&schema, cdc().build()).contains("Hybrid"));
+    let debug = flba_debug(&schema, cdc().build());
+    assert!(debug.contains("Hybrid"), "{debug}");
+    // "mixed" and "legs" are split between the writers, "ts", "sym" and
+    // "tags" go through the inner writer whole.
+    assert_eq!(debug.matches("Pruned").count(), 2, "{debug}");
+    assert_eq!(debug.matches("Whole").count(), 3, "{debug}");
     // Without CDC, or with every field fast, there is no inner writer.
     assert!(!flba_debug(&schema, WriterProperties::default()).contains("Hybrid"));
     let fast = schema1("id", DataType::FixedSizeBinary(16), false);
