@@ -617,8 +617,8 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// The split of `plan`, or None if no field needs `parquet`'s writers or
-    /// every field does.
+    /// The split of `plan`, or None if no leaf needs `parquet`'s writers or
+    /// no leaf can be left to this crate.
     pub(crate) fn new(
         arrow_schema: &SchemaRef,
         root: &TypePtr,
@@ -653,6 +653,7 @@ impl Layout {
             }
             parts.push(part);
         }
+        // Nothing for the inner writer, or nothing left for this crate.
         if parts.iter().all(|p| *p == Part::Outer) || parts.iter().all(|p| *p == Part::Whole) {
             return Ok(None);
         }
@@ -798,10 +799,11 @@ fn prune_array(array: &ArrayRef, inner: &[bool], pos: &mut usize) -> Result<Opti
             if kept.is_empty() {
                 None
             } else {
-                Some(Arc::new(StructArray::try_new(
+                Some(Arc::new(StructArray::try_new_with_length(
                     kept_fields.into(),
                     kept,
                     s.nulls().cloned(),
+                    s.len(),
                 )?))
             }
         }
@@ -858,11 +860,12 @@ fn prune_array(array: &ArrayRef, inner: &[bool], pos: &mut usize) -> Result<Opti
         DataType::FixedSizeList(f, n) => {
             let l = array.as_fixed_size_list();
             match prune_array(l.values(), inner, pos)? {
-                Some(v) => Some(Arc::new(FixedSizeListArray::try_new(
+                Some(v) => Some(Arc::new(FixedSizeListArray::try_new_with_length(
                     child(f, &v),
                     *n,
                     v,
                     l.nulls().cloned(),
+                    l.len(),
                 )?)),
                 None => None,
             }

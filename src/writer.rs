@@ -20,7 +20,7 @@ use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::SchemaDescriptor;
+use parquet::schema::types::{SchemaDescriptor, TypePtr};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -230,48 +230,39 @@ impl<W: Write + Send> ArrowWriter<W> {
         arrow_schema: SchemaRef,
         options: ArrowWriterOptions,
     ) -> Result<Self> {
-        let mut hybrid = false;
+        let mut layout = None;
         if options.properties.content_defined_chunking().is_some() {
-            // `parquet` keeps its chunked column writes private: fields not
-            // all on the fast path go through an inner `parquet` writer, and
-            // if no field is all fast, the whole file does.
-            let plan = field_plan(&arrow_schema, &options)?;
-            match plan {
-                Some(plan) if plan.iter().all(FieldPlan::all_fast) => {}
-                Some(plan) if plan.iter().any(FieldPlan::all_fast) => hybrid = true,
-                _ => {
-                    let store = options.page_store_factory.clone();
-                    let w = upstream::ArrowWriter::try_new_with_options(
-                        writer,
-                        arrow_schema.clone(),
-                        options.into_upstream(),
-                    )?;
-                    return Ok(Self {
-                        inner: Inner::Upstream(Box::new(w), arrow_schema, store),
-                        reservation: None,
-                    });
+            // `parquet` keeps its chunked column writes private: leaves not
+            // on the fast path go through an inner `parquet` writer, and if
+            // no leaf is (or the schema cannot be split), the whole file does.
+            let all_fast = match field_plan(&arrow_schema, &options)? {
+                Some((plan, _)) if plan.iter().all(FieldPlan::all_fast) => true,
+                Some((plan, root)) => {
+                    layout = Layout::new(&arrow_schema, &root, &plan)?;
+                    false
                 }
+                None => false,
+            };
+            if !all_fast && layout.is_none() {
+                let store = options.page_store_factory.clone();
+                let w = upstream::ArrowWriter::try_new_with_options(
+                    writer,
+                    arrow_schema.clone(),
+                    options.into_upstream(),
+                )?;
+                return Ok(Self {
+                    inner: Inner::Upstream(Box::new(w), arrow_schema, store),
+                    reservation: None,
+                });
             }
         }
-        let inner = if hybrid {
+        let inner = if let Some(layout) = layout {
             let gate = Gate::new(writer);
-            let mut own = OwnWriter::try_new(gate, arrow_schema.clone(), options.clone())?;
-            let plan = own.factory.plan().map(<[FieldPlan]>::to_vec);
-            let Some(plan) = plan else {
-                return Err(ParquetError::General(
-                    "content-defined chunking: the schema has no field plan".into(),
-                ));
-            };
-            let root = own.writer.schema_descr().root_schema_ptr();
-            let Some(layout) = Layout::new(&arrow_schema, &root, &plan)? else {
-                return Err(ParquetError::General(
-                    "content-defined chunking: no field to split".into(),
-                ));
-            };
+            let page_store_factory = options.page_store_factory.clone();
+            let mut own = OwnWriter::try_new(gate, arrow_schema.clone(), options)?;
             // The inner writer's page stores are the ones created for its
             // leaves (with their true indices) by this writer's factory.
-            let stores = options
-                .page_store_factory
+            let stores = page_store_factory
                 .is_some()
                 .then(|| own.factory.hand_off_page_stores(layout.inner_leaves()))
                 .flatten();
@@ -915,7 +906,7 @@ impl<W: Write + Send> OwnWriter<Gate<W>> {
 fn field_plan(
     arrow_schema: &SchemaRef,
     options: &ArrowWriterOptions,
-) -> Result<Option<Vec<FieldPlan>>> {
+) -> Result<Option<(Vec<FieldPlan>, TypePtr)>> {
     let props = &options.properties;
     let schema = match &options.schema_descr {
         Some(descr) => descr.clone(),
@@ -933,7 +924,9 @@ fn field_plan(
         Arc::new(props.clone()),
     )?;
     let factory = ArrowRowGroupWriterFactory::new(&writer, arrow_schema.clone());
-    Ok(factory.plan().map(<[FieldPlan]>::to_vec))
+    Ok(factory
+        .plan()
+        .map(|plan| (plan.to_vec(), schema.root_schema_ptr())))
 }
 
 impl<W: Write + Send> RecordBatchWriter for ArrowWriter<W> {

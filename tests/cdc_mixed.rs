@@ -526,3 +526,117 @@ fn memory_is_accounted() {
     w.close().unwrap();
     assert_eq!(pool.0.load(Ordering::SeqCst), 0);
 }
+
+/// No field is all FLBA, but one mixes both kinds: still split, with its
+/// FLBA leaf on the fast path.
+#[test]
+fn split_field_without_an_all_fast_field() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("ts", DataType::Int64, false),
+        Field::new(
+            "s",
+            DataType::Struct(Fields::from(vec![
+                Field::new("n", DataType::Int32, true),
+                Field::new("price", DataType::Decimal128(38, 10), true),
+                Field::new("id", DataType::FixedSizeBinary(16), false),
+            ])),
+            true,
+        ),
+    ]));
+    let debug = flba_debug(&schema, cdc().build());
+    assert!(
+        debug.contains("Hybrid") && debug.contains("Pruned"),
+        "{debug}"
+    );
+    let mut g = Gen::new("hybrid/split_only");
+    let batches = g.batches(&schema, &[500, 0, 1300], &Spec::new(Nulls::Density(0.3)));
+    let mut f = Failures::new();
+    f.identical(
+        "hybrid/split_only/default",
+        &schema,
+        &batches,
+        cdc().build(),
+    );
+    f.identical(
+        "hybrid/split_only/small_rg_bloom_end",
+        &schema,
+        &batches,
+        cdc()
+            .set_max_row_group_row_count(Some(400))
+            .set_bloom_filter_enabled(true)
+            .set_bloom_filter_position(BloomFilterPosition::End)
+            .build(),
+    );
+    f.finish();
+}
+
+/// Split fields whose pruned parts have zero-width lists: a fixed-size list
+/// of size 0 keeps its length from the parent, not from its (empty) values.
+#[test]
+fn split_fields_with_zero_size_lists() {
+    use arrow_array::{FixedSizeBinaryArray, FixedSizeListArray, Int32Array, StructArray};
+    use arrow_buffer::NullBuffer;
+    let len = 150;
+    let inner_fields = Fields::from(vec![
+        Field::new("a", DataType::Int32, true),
+        Field::new("b", DataType::FixedSizeBinary(4), true),
+    ]);
+    let item = Arc::new(Field::new(
+        "item",
+        DataType::Struct(inner_fields.clone()),
+        true,
+    ));
+    let empty_struct = || -> ArrayRef {
+        Arc::new(StructArray::new(
+            inner_fields.clone(),
+            vec![
+                Arc::new(Int32Array::from(Vec::<i32>::new())),
+                Arc::new(FixedSizeBinaryArray::new_null(4, 0)),
+            ],
+            None,
+        ))
+    };
+    let nulls = NullBuffer::from_iter((0..len).map(|i| i % 3 != 0));
+    let zero = FixedSizeListArray::try_new_with_length(
+        item.clone(),
+        0,
+        empty_struct(),
+        Some(nulls.clone()),
+        len,
+    )
+    .unwrap();
+    // Without nulls, only the given length says how long it is.
+    let zero_no_nulls =
+        FixedSizeListArray::try_new_with_length(item.clone(), 0, empty_struct(), None, len)
+            .unwrap();
+    let ids =
+        FixedSizeBinaryArray::try_from_iter((0..len as u32).map(|i| i.to_le_bytes())).unwrap();
+    let s_fields = Fields::from(vec![
+        Field::new("zero", zero.data_type().clone(), false),
+        Field::new("x", DataType::FixedSizeBinary(4), false),
+    ]);
+    let s = StructArray::try_new(
+        s_fields.clone(),
+        vec![Arc::new(zero_no_nulls), Arc::new(ids)],
+        None,
+    )
+    .unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("z", zero.data_type().clone(), true),
+        Field::new("s", DataType::Struct(s_fields), false),
+        Field::new("n", DataType::Int64, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(zero),
+            Arc::new(s),
+            Arc::new(arrow_array::Int64Array::from_iter_values(0..len as i64)),
+        ],
+    )
+    .unwrap();
+    let batches = vec![batch.clone(), batch.slice(7, 100)];
+    let mut f = Failures::new();
+    f.identical("hybrid/zero_size_lists", &schema, &batches, cdc().build());
+    f.finish();
+}
