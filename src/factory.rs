@@ -361,11 +361,11 @@ impl ArrowRowGroupWriterFactory {
         let mut out = Vec::new();
         let mut leaf = 0;
         for p in plan {
-            let kinds: Vec<Option<FlbaKind>> = match p {
-                FieldPlan::Fast { kind, .. } => vec![Some(*kind)],
-                FieldPlan::Leveled { fast, .. } => fast.clone(),
-                FieldPlan::Delegated { leaves } => vec![None; *leaves],
-            };
+            let kinds = (0..p.leaf_count()).map(|i| match p {
+                FieldPlan::Fast { kind, .. } => Some(*kind),
+                FieldPlan::Leveled { fast, .. } => fast[i],
+                FieldPlan::Delegated { .. } => None,
+            });
             for kind in kinds {
                 if keep(leaf) {
                     let kind = kind.ok_or_else(|| {

@@ -779,13 +779,22 @@ fn prune_parquet(t: &TypePtr, inner: &[bool], pos: &mut usize) -> Result<Option<
     Ok(Some(Arc::new(b.build()?)))
 }
 
-/// `array` (of `data_type`) without the leaves `inner[..]` marks false, as
-/// [`prune_type`] prunes its type.
+/// `array` without the leaves `inner[..]` marks false (leaf numbering from
+/// `*pos`), as [`prune_type`] prunes its type: None if no leaf is left.
 fn prune_array(array: &ArrayRef, inner: &[bool], pos: &mut usize) -> Result<Option<ArrayRef>> {
     let child = |f: &FieldRef, a: &ArrayRef| {
         Arc::new(f.as_ref().clone().with_data_type(a.data_type().clone()))
     };
-    let out: Option<ArrayRef> = match array.data_type() {
+    // The pruned values of a list-like array, or return None.
+    macro_rules! values {
+        ($values:expr) => {
+            match prune_array($values, inner, pos)? {
+                Some(v) => v,
+                None => return Ok(None),
+            }
+        };
+    }
+    let out: ArrayRef = match array.data_type() {
         DataType::Struct(fields) => {
             let s = array.as_struct();
             let mut kept_fields = Vec::new();
@@ -797,85 +806,83 @@ fn prune_array(array: &ArrayRef, inner: &[bool], pos: &mut usize) -> Result<Opti
                 }
             }
             if kept.is_empty() {
-                None
-            } else {
-                Some(Arc::new(StructArray::try_new_with_length(
-                    kept_fields.into(),
-                    kept,
-                    s.nulls().cloned(),
-                    s.len(),
-                )?))
+                return Ok(None);
             }
+            Arc::new(StructArray::try_new_with_length(
+                kept_fields.into(),
+                kept,
+                s.nulls().cloned(),
+                s.len(),
+            )?)
         }
         DataType::List(f) => {
             let l = array.as_list::<i32>();
-            match prune_array(l.values(), inner, pos)? {
-                Some(v) => Some(Arc::new(ListArray::try_new(
-                    child(f, &v),
-                    l.offsets().clone(),
-                    v,
-                    l.nulls().cloned(),
-                )?)),
-                None => None,
-            }
+            let v = values!(l.values());
+            Arc::new(ListArray::try_new(
+                child(f, &v),
+                l.offsets().clone(),
+                v,
+                l.nulls().cloned(),
+            )?)
         }
         DataType::LargeList(f) => {
             let l = array.as_list::<i64>();
-            match prune_array(l.values(), inner, pos)? {
-                Some(v) => Some(Arc::new(LargeListArray::try_new(
-                    child(f, &v),
-                    l.offsets().clone(),
-                    v,
-                    l.nulls().cloned(),
-                )?)),
-                None => None,
-            }
+            let v = values!(l.values());
+            Arc::new(LargeListArray::try_new(
+                child(f, &v),
+                l.offsets().clone(),
+                v,
+                l.nulls().cloned(),
+            )?)
         }
         DataType::ListView(f) => {
             let l = array.as_list_view::<i32>();
-            match prune_array(l.values(), inner, pos)? {
-                Some(v) => Some(Arc::new(ListViewArray::try_new(
-                    child(f, &v),
-                    l.offsets().clone(),
-                    l.sizes().clone(),
-                    v,
-                    l.nulls().cloned(),
-                )?)),
-                None => None,
-            }
+            let v = values!(l.values());
+            Arc::new(ListViewArray::try_new(
+                child(f, &v),
+                l.offsets().clone(),
+                l.sizes().clone(),
+                v,
+                l.nulls().cloned(),
+            )?)
         }
         DataType::LargeListView(f) => {
             let l = array.as_list_view::<i64>();
-            match prune_array(l.values(), inner, pos)? {
-                Some(v) => Some(Arc::new(LargeListViewArray::try_new(
-                    child(f, &v),
-                    l.offsets().clone(),
-                    l.sizes().clone(),
-                    v,
-                    l.nulls().cloned(),
-                )?)),
-                None => None,
-            }
+            let v = values!(l.values());
+            Arc::new(LargeListViewArray::try_new(
+                child(f, &v),
+                l.offsets().clone(),
+                l.sizes().clone(),
+                v,
+                l.nulls().cloned(),
+            )?)
         }
         DataType::FixedSizeList(f, n) => {
             let l = array.as_fixed_size_list();
-            match prune_array(l.values(), inner, pos)? {
-                Some(v) => Some(Arc::new(FixedSizeListArray::try_new_with_length(
-                    child(f, &v),
-                    *n,
-                    v,
-                    l.nulls().cloned(),
-                    l.len(),
-                )?)),
-                None => None,
-            }
+            let v = values!(l.values());
+            Arc::new(FixedSizeListArray::try_new_with_length(
+                child(f, &v),
+                *n,
+                v,
+                l.nulls().cloned(),
+                l.len(),
+            )?)
         }
         other => {
+            // Kept or dropped whole, as `prune_type` decided for the schema.
             let n = crate::factory::leaf_count(other).unwrap_or(1);
-            let keep = inner.get(*pos).copied().unwrap_or(true);
+            let sides = inner.get(*pos..*pos + n).unwrap_or_default();
             *pos += n;
-            keep.then(|| array.clone())
+            if !sides.iter().any(|&b| b) {
+                return Ok(None);
+            }
+            if !sides.iter().all(|&b| b) {
+                return Err(ParquetError::General(format!(
+                    "a {other} field cannot be split between writers"
+                )));
+            }
+            array.clone()
         }
     };
-    Ok(out)
+    Ok(Some(out))
 }

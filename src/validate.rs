@@ -11,6 +11,7 @@
 //! in a non-nullable field (following `parquet`'s traversal: nulls under a
 //! null parent are not reached).
 
+use crate::levels::is_leaf;
 use arrow_array::cast::AsArray;
 use arrow_array::types::RunEndIndexType;
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, RunArray, downcast_run_array};
@@ -193,43 +194,6 @@ fn child_values(array: &dyn Array) -> Option<ArrayRef> {
         DataType::Map(_, _) => std::sync::Arc::new(array.as_map().entries().clone()),
         _ => return None,
     })
-}
-
-fn is_leaf(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Null
-            | DataType::Boolean
-            | DataType::Int8
-            | DataType::Int16
-            | DataType::Int32
-            | DataType::Int64
-            | DataType::UInt8
-            | DataType::UInt16
-            | DataType::UInt32
-            | DataType::UInt64
-            | DataType::Float16
-            | DataType::Float32
-            | DataType::Float64
-            | DataType::Utf8
-            | DataType::Utf8View
-            | DataType::LargeUtf8
-            | DataType::Timestamp(_, _)
-            | DataType::Date32
-            | DataType::Date64
-            | DataType::Time32(_)
-            | DataType::Time64(_)
-            | DataType::Duration(_)
-            | DataType::Interval(_)
-            | DataType::Binary
-            | DataType::LargeBinary
-            | DataType::BinaryView
-            | DataType::Decimal32(_, _)
-            | DataType::Decimal64(_, _)
-            | DataType::Decimal128(_, _)
-            | DataType::Decimal256(_, _)
-            | DataType::FixedSizeBinary(_)
-    )
 }
 
 /// Which batch row an index of a nested array belongs to.
