@@ -11,8 +11,8 @@
 use crate::cdc::Chunker;
 use crate::chunk::{FlbaChunk, PageSink};
 use crate::levels::{LeafLevels, LevelData};
-use crate::page::{MiniBatchLevels, PageBuilder, ValueSource};
-use crate::values::{Extremes, FlbaKind, NativeValues};
+use crate::page::{MiniBatchLevels, PageBuilder};
+use crate::values::{BitmapValues, FlbaKind, IndexValues, NativeValues, RangeValues};
 use arrow_array::cast::AsArray;
 use arrow_array::types::RunEndIndexType;
 use arrow_array::{Array, ArrayRef, downcast_run_array};
@@ -763,136 +763,5 @@ pub(crate) fn flat_leaf(field: &FieldRef, array: &ArrayRef) -> FlatLeaf {
     FlatLeaf {
         field: Arc::clone(field),
         array: Arc::clone(array),
-    }
-}
-
-/// The values at positions `[start, end)` of a leaf without nulls there.
-struct RangeValues<'a> {
-    values: &'a NativeValues<'a>,
-    start: usize,
-    end: usize,
-}
-
-impl RangeValues<'_> {
-    const EMPTY: EmptyValues = EmptyValues;
-}
-
-impl ValueSource for RangeValues<'_> {
-    fn count(&self) -> usize {
-        self.end - self.start
-    }
-
-    fn borrowed(&self) -> Option<&[u8]> {
-        self.values.borrow(self.start, self.end)
-    }
-
-    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
-        if extremes && self.values.tracks_extremes() {
-            let mut e = Extremes::default();
-            self.values
-                .convert_range(self.start, self.end, out, Some(&mut e));
-            e.positions()
-        } else {
-            self.values.convert_range(self.start, self.end, out, None);
-            None
-        }
-    }
-}
-
-/// No values (an all-null mini-batch).
-struct EmptyValues;
-
-impl ValueSource for EmptyValues {
-    fn count(&self) -> usize {
-        0
-    }
-
-    fn borrowed(&self) -> Option<&[u8]> {
-        Some(&[])
-    }
-
-    fn append_to(&self, _out: &mut Vec<u8>, _extremes: bool) -> Option<(usize, usize)> {
-        None
-    }
-}
-
-/// The valid values among positions `[offset, offset + len)`.
-struct BitmapValues<'a> {
-    values: &'a NativeValues<'a>,
-    bits: &'a [u8],
-    bit_offset: usize,
-    offset: usize,
-    len: usize,
-    count: usize,
-}
-
-impl ValueSource for BitmapValues<'_> {
-    fn count(&self) -> usize {
-        self.count
-    }
-
-    fn borrowed(&self) -> Option<&[u8]> {
-        if self.count == self.len {
-            self.values.borrow(self.offset, self.offset + self.len)
-        } else {
-            None
-        }
-    }
-
-    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
-        out.reserve(self.count * self.values.width());
-        let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
-        for (start, end) in BitSliceIterator::new(self.bits, self.bit_offset, self.len) {
-            self.values
-                .convert_range(self.offset + start, self.offset + end, out, e.as_mut());
-        }
-        e.and_then(|e| e.positions())
-    }
-}
-
-/// The values at the given positions (contiguous runs converted at once).
-struct IndexValues<'a> {
-    values: &'a NativeValues<'a>,
-    indices: &'a [usize],
-}
-
-impl IndexValues<'_> {
-    /// Maximal runs of consecutive positions.
-    fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let mut i = 0;
-        std::iter::from_fn(move || {
-            let start = *self.indices.get(i)?;
-            let mut end = start + 1;
-            i += 1;
-            while i < self.indices.len() && self.indices[i] == end {
-                end += 1;
-                i += 1;
-            }
-            Some((start, end))
-        })
-    }
-}
-
-impl ValueSource for IndexValues<'_> {
-    fn count(&self) -> usize {
-        self.indices.len()
-    }
-
-    fn borrowed(&self) -> Option<&[u8]> {
-        // Positions can come in any order (list views): only a run of
-        // consecutive positions is one slice.
-        let first = *self.indices.first()?;
-        let consecutive = self.indices.windows(2).all(|w| w[1] == w[0] + 1);
-        consecutive
-            .then(|| self.values.borrow(first, first + self.indices.len()))
-            .flatten()
-    }
-
-    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
-        let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
-        for (start, end) in self.runs() {
-            self.values.convert_range(start, end, out, e.as_mut());
-        }
-        e.and_then(|e| e.positions())
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod statistics;
 use crate::chunk::{FlbaChunk, PageSink};
 use crate::encoding::rle::{RleEncoder, num_required_bits};
 use crate::encoding::{Fallback, ValueEncoder};
+use crate::values::{ValueOrder, ValueSource};
 use bloom::BloomFilter;
 use header::{PageKind, PageStatistics, write_page_header};
 use parquet::basic::{
@@ -32,7 +33,7 @@ use parquet::file::metadata::{
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::file::statistics::{Statistics, ValueStatistics};
 use parquet::schema::types::ColumnDescPtr;
-use statistics::{MinMax, ValueOrder, batch_min_max, truncate_max, truncate_min};
+use statistics::{MinMax, batch_min_max, truncate_max, truncate_min};
 
 /// Per-column settings, resolved once from the `WriterProperties`.
 #[derive(Debug, Clone)]
@@ -915,19 +916,6 @@ fn put_level_runs(encoder: &mut RleEncoder, histogram: &mut [i64], levels: &[i16
         }
         i += run;
     }
-}
-
-/// The non-null values of one mini-batch, in a form that can be borrowed or
-/// converted into a buffer.
-pub(crate) trait ValueSource {
-    /// Number of values.
-    fn count(&self) -> usize;
-    /// The values in Parquet form, if they need no conversion.
-    fn borrowed(&self) -> Option<&[u8]>;
-    /// Appends the values in Parquet form to `out`; with `extremes`, may
-    /// return the positions of the minimum and maximum (in the column's
-    /// statistics order) among the appended values.
-    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)>;
 }
 
 /// Folds values into page statistics and the bloom filter.

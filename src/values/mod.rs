@@ -12,7 +12,12 @@
 //! Values are converted in bulk into a caller-owned buffer, a contiguous run
 //! at a time; a `FixedSizeBinary` run needs no conversion and is borrowed.
 
-use crate::page::statistics::ValueOrder;
+pub(crate) mod order;
+mod source;
+
+pub(crate) use order::ValueOrder;
+pub(crate) use source::{BitmapValues, IndexValues, RangeValues, ValueSource};
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Decimal128Type, Decimal256Type, Float16Type, IntervalDayTimeType, IntervalYearMonthType,

@@ -1,0 +1,150 @@
+//! Sources of the non-null values of one mini-batch: what the page builder
+//! reads values from. Each converts Arrow values to Parquet bytes on the way,
+//! a contiguous run at a time.
+
+use super::{Extremes, NativeValues};
+use arrow_buffer::bit_iterator::BitSliceIterator;
+
+/// The non-null values of one mini-batch, in a form that can be borrowed or
+/// converted into a buffer.
+pub(crate) trait ValueSource {
+    /// Number of values.
+    fn count(&self) -> usize;
+    /// The values in Parquet form, if they need no conversion.
+    fn borrowed(&self) -> Option<&[u8]>;
+    /// Appends the values in Parquet form to `out`; with `extremes`, may
+    /// return the positions of the minimum and maximum (in the column's
+    /// statistics order) among the appended values.
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)>;
+}
+
+/// The values at positions `[start, end)` of a leaf without nulls there.
+pub(crate) struct RangeValues<'a> {
+    pub(crate) values: &'a NativeValues<'a>,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+impl RangeValues<'_> {
+    pub(crate) const EMPTY: EmptyValues = EmptyValues;
+}
+
+impl ValueSource for RangeValues<'_> {
+    fn count(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        self.values.borrow(self.start, self.end)
+    }
+
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
+        if extremes && self.values.tracks_extremes() {
+            let mut e = Extremes::default();
+            self.values
+                .convert_range(self.start, self.end, out, Some(&mut e));
+            e.positions()
+        } else {
+            self.values.convert_range(self.start, self.end, out, None);
+            None
+        }
+    }
+}
+
+/// No values (an all-null mini-batch).
+pub(crate) struct EmptyValues;
+
+impl ValueSource for EmptyValues {
+    fn count(&self) -> usize {
+        0
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        Some(&[])
+    }
+
+    fn append_to(&self, _out: &mut Vec<u8>, _extremes: bool) -> Option<(usize, usize)> {
+        None
+    }
+}
+
+/// The valid values among positions `[offset, offset + len)`.
+pub(crate) struct BitmapValues<'a> {
+    pub(crate) values: &'a NativeValues<'a>,
+    pub(crate) bits: &'a [u8],
+    pub(crate) bit_offset: usize,
+    pub(crate) offset: usize,
+    pub(crate) len: usize,
+    pub(crate) count: usize,
+}
+
+impl ValueSource for BitmapValues<'_> {
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        if self.count == self.len {
+            self.values.borrow(self.offset, self.offset + self.len)
+        } else {
+            None
+        }
+    }
+
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
+        out.reserve(self.count * self.values.width());
+        let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
+        for (start, end) in BitSliceIterator::new(self.bits, self.bit_offset, self.len) {
+            self.values
+                .convert_range(self.offset + start, self.offset + end, out, e.as_mut());
+        }
+        e.and_then(|e| e.positions())
+    }
+}
+
+/// The values at the given positions (contiguous runs converted at once).
+pub(crate) struct IndexValues<'a> {
+    pub(crate) values: &'a NativeValues<'a>,
+    pub(crate) indices: &'a [usize],
+}
+
+impl IndexValues<'_> {
+    /// Maximal runs of consecutive positions.
+    fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            let start = *self.indices.get(i)?;
+            let mut end = start + 1;
+            i += 1;
+            while i < self.indices.len() && self.indices[i] == end {
+                end += 1;
+                i += 1;
+            }
+            Some((start, end))
+        })
+    }
+}
+
+impl ValueSource for IndexValues<'_> {
+    fn count(&self) -> usize {
+        self.indices.len()
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        // Positions can come in any order (list views): only a run of
+        // consecutive positions is one slice.
+        let first = *self.indices.first()?;
+        let consecutive = self.indices.windows(2).all(|w| w[1] == w[0] + 1);
+        consecutive
+            .then(|| self.values.borrow(first, first + self.indices.len()))
+            .flatten()
+    }
+
+    fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
+        let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
+        for (start, end) in self.runs() {
+            self.values.convert_range(start, end, out, e.as_mut());
+        }
+        e.and_then(|e| e.positions())
+    }
+}
