@@ -50,7 +50,8 @@ pub struct ArrowRowGroupWriterFactory {
     whole: upstream::ArrowRowGroupWriterFactory,
     /// `parquet`'s factory over the fields with a `parquet` leaf, when some
     /// field has none (else `whole` serves them).
-    partial: Option<upstream::ArrowRowGroupWriterFactory>,
+    /// (An error building it is reported by every `create_column_writers`.)
+    partial: Result<Option<upstream::ArrowRowGroupWriterFactory>>,
     /// The leaves `partial` (or else `whole`) creates writers for, in order.
     parquet_leaves: Vec<usize>,
     /// With a user's page store factory and a fast leaf: every row group's
@@ -69,17 +70,11 @@ impl std::fmt::Debug for ArrowRowGroupWriterFactory {
 }
 
 impl ArrowRowGroupWriterFactory {
-    /// Creates a factory for the given file writer and Arrow schema.
-    pub fn new<W: Write + Send>(
-        file_writer: &SerializedFileWriter<W>,
-        arrow_schema: SchemaRef,
-    ) -> Self {
-        let plan = ColumnPlan::for_columns(
-            &arrow_schema,
-            file_writer.schema_descr(),
-            file_writer.properties(),
-        );
-        Self::with_plan(file_writer, arrow_schema, plan)
+    /// A factory for the row groups of `file`, whose columns hold `schema`;
+    /// its [`ColumnPlan`] judges each leaf on its own.
+    pub fn new<W: Write + Send>(file: &SerializedFileWriter<W>, schema: SchemaRef) -> Self {
+        let plan = ColumnPlan::for_columns(&schema, file.schema_descr(), file.properties());
+        Self::with_plan(file, schema, plan)
     }
 
     /// A factory that follows `plan` (made for this file writer's schema).
@@ -192,7 +187,10 @@ impl ArrowRowGroupWriterFactory {
         row_group_index: usize,
         only_fast: bool,
     ) -> Result<Vec<Option<upstream::ArrowColumnWriter>>> {
-        if self.router.is_some() || (self.partial.is_none() && !only_fast) {
+        let partial = self.partial.as_ref().map_err(|e| {
+            ParquetError::General(format!("no parquet factory for the delegated fields: {e}"))
+        })?;
+        if self.router.is_some() || (partial.is_none() && !only_fast) {
             if self.router.is_none() && self.parquet_leaves.is_empty() {
                 return Ok(Vec::new());
             }
@@ -201,7 +199,7 @@ impl ArrowRowGroupWriterFactory {
         }
         let mut out: Vec<Option<upstream::ArrowColumnWriter>> =
             (0..self.columns.len()).map(|_| None).collect();
-        if let (Some(partial), false) = (&self.partial, only_fast) {
+        if let (Some(partial), false) = (partial, only_fast) {
             let writers = partial.create_column_writers(row_group_index)?;
             for (leaf, writer) in self.parquet_leaves.iter().zip(writers) {
                 out[*leaf] = Some(writer);
@@ -257,42 +255,38 @@ impl ArrowRowGroupWriterFactory {
 /// `parquet`'s `ArrowRowGroupWriterFactory::new` takes a
 /// `SerializedFileWriter` and nothing else, so a factory over a sub-schema
 /// needs a file writer over that sub-schema: one over `io::sink()`,
-/// dropped at once (it writes the 4-byte magic to the sink, nothing more).
+/// dropped at once (it buffers the 4-byte magic, nothing more).
 fn partial_factory<W: Write + Send>(
     plan: &ColumnPlan,
     arrow_schema: &SchemaRef,
     file_writer: &SerializedFileWriter<W>,
-) -> (Option<upstream::ArrowRowGroupWriterFactory>, Vec<usize>) {
+) -> (
+    Result<Option<upstream::ArrowRowGroupWriterFactory>>,
+    Vec<usize>,
+) {
     let Some(fields) = plan.fields() else {
-        return (None, (0..plan.leaves().len()).collect());
+        return (Ok(None), (0..plan.leaves().len()).collect());
     };
     let keep: Vec<usize> = (0..fields.len())
         .filter(|&i| fields[i].leaves().any(|l| !plan.is_fast(l)))
         .collect();
     let leaves: Vec<usize> = keep.iter().flat_map(|&i| fields[i].leaves()).collect();
     if keep.len() == fields.len() || keep.is_empty() {
-        return (None, leaves);
+        return (Ok(None), leaves);
     }
     let root = file_writer.schema_descr().root_schema_ptr();
-    let sub_root = Type::group_type_builder(root.name())
-        .with_fields(keep.iter().map(|&i| root.get_fields()[i].clone()).collect())
-        .build();
+    let sub_root = Type::GroupType {
+        basic_info: root.get_basic_info().clone(),
+        fields: keep.iter().map(|&i| root.get_fields()[i].clone()).collect(),
+    };
     let sub_arrow = Arc::new(Schema::new_with_metadata(
         keep.iter()
             .map(|&i| arrow_schema.fields()[i].clone())
             .collect::<Vec<_>>(),
         arrow_schema.metadata().clone(),
     ));
-    let factory = sub_root.and_then(|root| {
-        let props = Arc::clone(file_writer.properties());
-        let sink = SerializedFileWriter::new(std::io::sink(), Arc::new(root), props)?;
-        Ok(upstream::ArrowRowGroupWriterFactory::new(&sink, sub_arrow))
-    });
-    match factory {
-        Ok(factory) => (Some(factory), leaves),
-        // The fields are the file's own, so this cannot fail; if it did,
-        // `whole` serves the `parquet` leaves instead (creating a writer for
-        // every leaf), with the same output.
-        Err(_) => (None, leaves),
-    }
+    let props = Arc::clone(file_writer.properties());
+    let factory = SerializedFileWriter::new(std::io::sink(), Arc::new(sub_root), props)
+        .map(|sink| Some(upstream::ArrowRowGroupWriterFactory::new(&sink, sub_arrow)));
+    (factory, leaves)
 }

@@ -51,54 +51,63 @@ pub(crate) fn validate_batch(
     Ok(())
 }
 
-/// Unwraps dictionary and run-end-encoded types; the flag says whether a
-/// run-end-encoded value field makes the result nullable.
-pub(super) fn logical_type(mut data_type: &DataType) -> (&DataType, bool) {
-    let mut nullable = false;
-    loop {
-        match data_type {
-            DataType::Dictionary(_, value) => data_type = value,
-            DataType::RunEndEncoded(_, value) => {
-                nullable |= value.is_nullable();
-                data_type = value.data_type();
-            }
-            _ => return (data_type, nullable),
+/// The type under any dictionary and run-end-encoded layers of
+/// `data_type`, and whether a run-end-encoded layer's value field is
+/// nullable (which makes the values nullable whatever the field says).
+pub(super) fn logical_type(data_type: &DataType) -> (&DataType, bool) {
+    match data_type {
+        DataType::Dictionary(_, value) => logical_type(value),
+        DataType::RunEndEncoded(_, values) => {
+            let (plain, nullable) = logical_type(values.data_type());
+            (plain, nullable || values.is_nullable())
         }
+        plain => (plain, false),
     }
 }
 
-/// `parquet`'s compatibility rule between a field's type and an array's.
+/// Which interchangeable family of byte layouts a type belongs to: string
+/// layouts (0) or binary layouts (1).
+fn byte_family(data_type: &DataType) -> Option<u8> {
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(0),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Some(1),
+        _ => None,
+    }
+}
+
+/// The child field of a list-like or map type.
+fn nested_child(data_type: &DataType) -> Option<&arrow_schema::FieldRef> {
+    match data_type {
+        DataType::Map(entries, _) => Some(entries),
+        t => crate::schema::list_item(t),
+    }
+}
+
+/// Whether an array of type `right` may be written to a field of type
+/// `left`, by `parquet`'s rule: dictionary and run-end-encoded layers do not
+/// count, string (and binary) layouts are interchangeable, nested types
+/// must have the same shape with compatible children.
 pub(crate) fn types_compatible(left: &DataType, right: &DataType) -> bool {
     let (left, _) = logical_type(left);
     let (right, _) = logical_type(right);
+    if let (Some(l), Some(r)) = (byte_family(left), byte_family(right)) {
+        return l == r;
+    }
+    let same_kind = std::mem::discriminant(left) == std::mem::discriminant(right);
     match (left, right) {
         (DataType::Struct(l), DataType::Struct(r)) => {
+            let children = l.iter().zip(r.iter());
             l.len() == r.len()
-                && l.iter()
-                    .zip(r)
+                && children
+                    .into_iter()
                     .all(|(a, b)| types_compatible(a.data_type(), b.data_type()))
         }
-        (DataType::List(l), DataType::List(r))
-        | (DataType::LargeList(l), DataType::LargeList(r))
-        | (DataType::ListView(l), DataType::ListView(r))
-        | (DataType::LargeListView(l), DataType::LargeListView(r)) => {
-            types_compatible(l.data_type(), r.data_type())
-        }
-        (DataType::FixedSizeList(l, ln), DataType::FixedSizeList(r, rn)) if ln == rn => {
-            types_compatible(l.data_type(), r.data_type())
-        }
-        (DataType::Map(l, ls), DataType::Map(r, rs)) if ls == rs => {
-            types_compatible(l.data_type(), r.data_type())
-        }
-        (
-            DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8,
-            DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8,
-        )
-        | (
-            DataType::Binary | DataType::BinaryView | DataType::LargeBinary,
-            DataType::Binary | DataType::BinaryView | DataType::LargeBinary,
-        ) => true,
-        _ => left.equals_datatype(right),
+        (DataType::FixedSizeList(_, l), DataType::FixedSizeList(_, r)) if l != r => false,
+        (DataType::Map(_, l), DataType::Map(_, r)) if l != r => false,
+        _ => match (nested_child(left), nested_child(right)) {
+            (Some(l), Some(r)) if same_kind => types_compatible(l.data_type(), r.data_type()),
+            _ => left.equals_datatype(right),
+        },
     }
 }
 

@@ -113,6 +113,16 @@ fn expand_dictionary(array: &ArrayRef) -> Result<ArrayRef> {
     )?)
 }
 
+/// `field` with the dictionary and run-end-encoded layers of its type taken
+/// off (nullable if a run-end-encoded value field is), None if it has none.
+fn without_wrappers(field: &Field) -> Option<Field> {
+    let (plain, ree_nullable) = logical_type(field.data_type());
+    let nullable = field.is_nullable() || ree_nullable;
+    (plain != field.data_type()).then(|| {
+        Field::new(field.name(), plain.clone(), nullable).with_metadata(field.metadata().clone())
+    })
+}
+
 /// The item field of a list-like or map field type.
 fn item_field(data_type: &DataType) -> Option<&FieldRef> {
     match data_type {
@@ -130,22 +140,19 @@ impl Node {
             DataType::Dictionary(_, v) => is_leaf(v),
             _ => true,
         };
-        if !field.is_nullable() && !ree_nullable && checked_here {
-            if let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() != 0) {
-                return Ok(Node::Required(nulls, path.to_string(), Box::new(node)));
-            }
+        if !field.is_nullable()
+            && !ree_nullable
+            && checked_here
+            && let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() != 0)
+        {
+            return Ok(Node::Required(nulls, path.to_string(), Box::new(node)));
         }
         Ok(node)
     }
 
     fn build_inner(field: &Field, array: &ArrayRef, path: &str) -> Result<Node> {
-        let (data_type, nullable) = logical_type(field.data_type());
-        if data_type != field.data_type() {
-            let unwrapped = field
-                .clone()
-                .with_data_type(data_type.clone())
-                .with_nullable(field.is_nullable() || nullable);
-            return Self::build(&unwrapped, array, path);
+        if let Some(plain) = without_wrappers(field) {
+            return Self::build(&plain, array, path);
         }
         let array_type = array.data_type();
         if let (DataType::Decimal128(p, _) | DataType::Decimal256(p, _), true) =

@@ -100,38 +100,30 @@ impl<W: Write + Send> std::fmt::Debug for ArrowWriter<W> {
 }
 
 impl<W: Write + Send> ArrowWriter<W> {
-    /// Creates a writer with the given properties (default if `None`).
-    pub fn try_new(
-        writer: W,
-        arrow_schema: SchemaRef,
-        props: Option<WriterProperties>,
-    ) -> Result<Self> {
-        let options = ArrowWriterOptions::new().with_properties(props.unwrap_or_default());
-        Self::try_new_with_options(writer, arrow_schema, options)
+    /// Creates a writer over `output` with the given properties (the
+    /// default ones if `None`).
+    pub fn try_new(output: W, schema: SchemaRef, props: Option<WriterProperties>) -> Result<Self> {
+        let options = props
+            .map(|p| ArrowWriterOptions::new().with_properties(p))
+            .unwrap_or_default();
+        Self::try_new_with_options(output, schema, options)
     }
 
-    /// Creates a writer with [`ArrowWriterOptions`].
+    /// Creates a writer over `output` with [`ArrowWriterOptions`]; the
+    /// file's [`ColumnPlan`] picks the engine.
     pub fn try_new_with_options(
-        writer: W,
-        arrow_schema: SchemaRef,
+        output: W,
+        schema: SchemaRef,
         options: ArrowWriterOptions,
     ) -> Result<Self> {
-        let parquet = options.parquet_schema(&arrow_schema)?;
-        let plan = ColumnPlan::for_file(&arrow_schema, &parquet, &options.properties);
+        let parquet = options.parquet_schema(&schema)?;
+        let plan = ColumnPlan::for_file(&schema, &parquet, &options.properties);
         let engine = match plan.file_route() {
             FileRoute::Parquet => Engine::Parquet(Box::new(ParquetFile::try_new(
-                writer,
-                arrow_schema,
-                options,
-                plan,
+                output, schema, options, plan,
             )?)),
             route => Engine::RowGroups(Box::new(RowGroupWriter::open(
-                writer,
-                arrow_schema,
-                options,
-                parquet,
-                plan,
-                route,
+                output, schema, options, parquet, plan, route,
             )?)),
         };
         Ok(Self {
