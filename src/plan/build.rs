@@ -3,9 +3,9 @@
 
 use super::{ColumnPlan, DelegateReason, FieldSpan, LeafKind, LeafPlan, fast_candidate};
 use crate::schema::{leaf_count, leaf_types, mixes_unprunable, parquet_leaf_count};
+use crate::values::decimal_width;
 use arrow_schema::{DataType, Field, IntervalUnit, Schema};
-use parquet::arrow::ArrowSchemaConverter;
-use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
+use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as PhysicalType};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 
@@ -76,13 +76,13 @@ impl ColumnPlan {
             for (leaf, data_type) in span.leaves().zip(types) {
                 let descr = parquet.column(leaf);
                 let reason = judge_leaf(data_type, &descr);
+                let kind = LeafKind::of(data_type);
                 leaves.push(LeafPlan {
                     column: leaf,
                     field: index,
-                    path: descr.path().clone(),
                     arrow_type: Some(data_type.clone()),
-                    physical_type: descr.physical_type(),
-                    kind: LeafKind::of(data_type),
+                    descr,
+                    kind,
                     reason,
                 });
             }
@@ -113,9 +113,8 @@ impl ColumnPlan {
             .map(|(column, descr)| LeafPlan {
                 column,
                 field: 0,
-                path: descr.path().clone(),
                 arrow_type: None,
-                physical_type: descr.physical_type(),
+                descr: descr.clone(),
                 kind: None,
                 reason: Some(DelegateReason::SchemaNotMapped),
             })
@@ -165,24 +164,34 @@ fn judge_leaf(data_type: &DataType, descr: &ColumnDescriptor) -> Option<Delegate
 }
 
 /// Whether `descr` is what `parquet`'s schema converter makes of a leaf of
-/// `data_type`: physical type, width, logical and converted type (a UUID
+/// `data_type` (a candidate for the fast path): FIXED_LEN_BYTE_ARRAY of the
+/// width, logical and converted type it gives that Arrow type. A UUID
 /// logical type on a fixed-size binary is accepted too: it changes no byte
-/// of the column chunk).
+/// of the column chunk.
 fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
-    let field = Field::new("leaf", data_type.clone(), true);
-    let Ok(converted) = ArrowSchemaConverter::new().convert(&Schema::new(vec![field])) else {
+    if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY {
         return false;
-    };
-    let expected = converted.column(0);
-    let logical_ok = match (descr.logical_type_ref(), expected.logical_type_ref()) {
-        (Some(LogicalType::Uuid), None) => matches!(data_type, DataType::FixedSizeBinary(16)),
-        (ours, theirs) => ours == theirs,
-    };
-    expected.physical_type() == PhysicalType::FIXED_LEN_BYTE_ARRAY
-        && descr.physical_type() == expected.physical_type()
-        && descr.type_length() == expected.type_length()
-        && descr.converted_type() == expected.converted_type()
-        && logical_ok
+    }
+    let width = usize::try_from(descr.type_length()).unwrap_or(0);
+    let logical = descr.logical_type_ref();
+    let converted = descr.converted_type();
+    match data_type {
+        DataType::FixedSizeBinary(n) => {
+            usize::try_from(*n) == Ok(width)
+                && converted == ConvertedType::NONE
+                && matches!(logical, None | Some(LogicalType::Uuid))
+        }
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+            width == decimal_width(*p)
+                && matches!(logical, Some(LogicalType::Decimal(d))
+                    if d.scale == i32::from(*s) && d.precision == i32::from(*p))
+        }
+        DataType::Float16 => width == 2 && logical == Some(&LogicalType::Float16),
+        DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime) => {
+            width == 12 && logical.is_none() && converted == ConvertedType::INTERVAL
+        }
+        _ => false,
+    }
 }
 
 /// Whether a single-leaf top-level field can be written from its array as

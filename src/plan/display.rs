@@ -33,11 +33,11 @@ impl fmt::Display for DelegateReason {
 fn cells(leaf: &LeafPlan) -> [String; 6] {
     [
         leaf.column.to_string(),
-        leaf.path.string(),
+        leaf.column_path().string(),
         leaf.arrow_type
             .as_ref()
             .map_or_else(|| "?".to_string(), ToString::to_string),
-        leaf.physical_type.to_string(),
+        leaf.physical_type().to_string(),
         leaf.kind.map_or("-", |k| k.name()).to_string(),
         match leaf.reason {
             None => LeafPath::Fast.to_string(),

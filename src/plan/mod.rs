@@ -39,7 +39,7 @@ pub(crate) use kind::fast_candidate;
 
 use arrow_schema::DataType;
 use parquet::basic::Type as PhysicalType;
-use parquet::schema::types::ColumnPath;
+use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 /// Which writer encodes a leaf column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,9 +81,8 @@ pub enum DelegateReason {
 pub struct LeafPlan {
     column: usize,
     field: usize,
-    path: ColumnPath,
     arrow_type: Option<DataType>,
-    physical_type: PhysicalType,
+    descr: ColumnDescPtr,
     kind: Option<LeafKind>,
     reason: Option<DelegateReason>,
 }
@@ -102,7 +101,7 @@ impl LeafPlan {
 
     /// The leaf's Parquet column path.
     pub fn column_path(&self) -> &ColumnPath {
-        &self.path
+        self.descr.path()
     }
 
     /// The leaf's Arrow type (dictionary and run-end-encoded wrappers looked
@@ -113,7 +112,7 @@ impl LeafPlan {
 
     /// The leaf's Parquet physical type.
     pub fn physical_type(&self) -> PhysicalType {
-        self.physical_type
+        self.descr.physical_type()
     }
 
     /// Which writer encodes the leaf.
