@@ -10,23 +10,6 @@
 //! cannot be split between two writers. See [`DelegateReason`] for every
 //! reason a leaf goes to `parquet`.
 //!
-//! ```
-//! # use std::sync::Arc;
-//! # use arrow_schema::{DataType, Field, Schema};
-//! use parquet_flba::{ArrowWriter, LeafKind, LeafPath};
-//!
-//! let schema = Arc::new(Schema::new(vec![
-//!     Field::new("price", DataType::Decimal128(38, 10), false),
-//!     Field::new("ts", DataType::Int64, false),
-//! ]));
-//! let writer = ArrowWriter::try_new(Vec::new(), schema, None).unwrap();
-//! let plan = writer.column_plan();
-//! assert_eq!(plan.leaves()[0].path(), LeafPath::Fast);
-//! assert_eq!(plan.leaves()[0].kind(), Some(LeafKind::Decimal128));
-//! assert_eq!(plan.leaves()[1].path(), LeafPath::Parquet);
-//! println!("{plan}"); // one line per leaf: path, types, route, reason
-//! ```
-//!
 //! [`compute_leaves`]: crate::compute_leaves
 //! [`ArrowWriter`]: crate::ArrowWriter
 
@@ -179,6 +162,23 @@ pub(crate) enum FileRoute {
 /// Get it from [`ArrowWriter::column_plan`](crate::ArrowWriter::column_plan)
 /// or [`ArrowRowGroupWriterFactory::column_plan`](crate::ArrowRowGroupWriterFactory::column_plan);
 /// its [`Display`](std::fmt::Display) is a table with one line per leaf.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use arrow_schema::{DataType, Field, Schema};
+/// use parquet_flba::{ArrowWriter, LeafKind, LeafPath};
+///
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("price", DataType::Decimal128(38, 10), false),
+///     Field::new("ts", DataType::Int64, false),
+/// ]));
+/// let writer = ArrowWriter::try_new(Vec::new(), schema, None).unwrap();
+/// let plan = writer.column_plan();
+/// assert_eq!(plan.leaves()[0].path(), LeafPath::Fast);
+/// assert_eq!(plan.leaves()[0].kind(), Some(LeafKind::Decimal128));
+/// assert_eq!(plan.leaves()[1].path(), LeafPath::Parquet);
+/// println!("{plan}"); // one line per leaf: path, types, route, reason
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnPlan {
     leaves: Vec<LeafPlan>,
