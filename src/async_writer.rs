@@ -57,69 +57,71 @@ use parquet::file::properties::WriterProperties;
 /// [`ArrowWriterOptions::with_page_store_factory`].
 pub struct AsyncArrowWriter<W> {
     /// Encodes into an in-memory buffer, emptied by every `do_write`.
-    sync_writer: ArrowWriter<Vec<u8>>,
+    encoder: ArrowWriter<Vec<u8>>,
     /// The caller's writer.
-    async_writer: W,
+    destination: W,
 }
 
 impl<W> std::fmt::Debug for AsyncArrowWriter<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AsyncArrowWriter")
-            .field("sync_writer", &self.sync_writer)
+            .field("encoder", &self.encoder)
             .finish_non_exhaustive()
     }
 }
 
 impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
-    /// Creates a writer with the given properties (default if `None`).
+    /// Creates a writer to `destination` with the given properties (the
+    /// default ones if `None`).
     pub fn try_new(
-        writer: W,
-        arrow_schema: SchemaRef,
+        destination: W,
+        schema: SchemaRef,
         props: Option<WriterProperties>,
     ) -> Result<Self> {
-        let options = ArrowWriterOptions::new().with_properties(props.unwrap_or_default());
-        Self::try_new_with_options(writer, arrow_schema, options)
+        let options = props
+            .map(|p| ArrowWriterOptions::new().with_properties(p))
+            .unwrap_or_default();
+        Self::try_new_with_options(destination, schema, options)
     }
 
-    /// Creates a writer with [`ArrowWriterOptions`].
+    /// Creates a writer to `destination` with [`ArrowWriterOptions`].
     pub fn try_new_with_options(
-        writer: W,
-        arrow_schema: SchemaRef,
+        destination: W,
+        schema: SchemaRef,
         options: ArrowWriterOptions,
     ) -> Result<Self> {
-        let sync_writer = ArrowWriter::try_new_with_options(Vec::new(), arrow_schema, options)?;
         Ok(Self {
-            sync_writer,
-            async_writer: writer,
+            encoder: ArrowWriter::try_new_with_options(Vec::new(), schema, options)?,
+            destination,
         })
     }
 
     /// Metadata of the row groups flushed so far.
     pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
-        self.sync_writer.flushed_row_groups()
+        self.encoder.flushed_row_groups()
     }
 
     /// Estimated memory held by the writer, in bytes; see
     /// [`ArrowWriter::memory_size`].
     pub fn memory_size(&self) -> usize {
-        self.sync_writer.memory_size()
+        self.encoder.memory_size()
     }
 
     /// Estimated encoded size of the in-progress row group, in bytes; see
     /// [`ArrowWriter::in_progress_size`].
     pub fn in_progress_size(&self) -> usize {
-        self.sync_writer.in_progress_size()
+        self.encoder.in_progress_size()
     }
 
     /// Number of rows buffered in the in-progress row group.
     pub fn in_progress_rows(&self) -> usize {
-        self.sync_writer.in_progress_rows()
+        self.encoder.in_progress_rows()
     }
 
     /// Number of bytes of the file encoded so far (handed to the
     /// [`AsyncFileWriter`] or about to be).
     pub fn bytes_written(&self) -> usize {
-        self.sync_writer.bytes_written()
+        self.encoder.bytes_written()
     }
 
     /// Encodes `batch`; if that completes one or more row groups, writes
@@ -128,9 +130,9 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// As [`ArrowWriter::write`], the batch is validated first; on error
     /// nothing of it is written and the writer can be used as before.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let before = self.sync_writer.flushed_row_groups().len();
-        self.sync_writer.write(batch)?;
-        if before != self.sync_writer.flushed_row_groups().len() {
+        let before = self.encoder.flushed_row_groups().len();
+        self.encoder.write(batch)?;
+        if before != self.encoder.flushed_row_groups().len() {
             self.do_write().await?;
         }
         Ok(())
@@ -139,13 +141,13 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// Flushes all buffered rows into a new row group and writes everything
     /// encoded so far to the [`AsyncFileWriter`].
     pub async fn flush(&mut self) -> Result<()> {
-        self.sync_writer.flush()?;
+        self.encoder.flush()?;
         self.do_write().await
     }
 
     /// Adds key-value metadata to the file footer.
     pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
-        self.sync_writer.append_key_value_metadata(kv_metadata);
+        self.encoder.append_key_value_metadata(kv_metadata);
     }
 
     /// Flushes buffered rows, writes the footer, writes the rest of the file
@@ -153,9 +155,9 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// [`complete`](AsyncFileWriter::complete), without consuming the
     /// writer. Writing afterwards is an error.
     pub async fn finish(&mut self) -> Result<ParquetMetaData> {
-        let metadata = self.sync_writer.finish()?;
+        let metadata = self.encoder.finish()?;
         self.do_write().await?;
-        self.async_writer.complete().await?;
+        self.destination.complete().await?;
         Ok(metadata)
     }
 
@@ -167,13 +169,13 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// The [`AsyncFileWriter`], without flushing anything: rows and bytes
     /// not yet written to it (see [`finish`](Self::finish)) are lost.
     pub fn into_inner(self) -> W {
-        self.async_writer
+        self.destination
     }
 
     /// Hands the encoded bytes to the async writer, emptying the buffer.
     async fn do_write(&mut self) -> Result<()> {
-        let buffer = std::mem::take(self.sync_writer.inner_mut());
-        self.async_writer
+        let buffer = std::mem::take(self.encoder.inner_mut());
+        self.destination
             .write(Bytes::from(buffer))
             .await
             .map_err(|e| ParquetError::External(Box::new(e)))

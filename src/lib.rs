@@ -5,19 +5,29 @@
 //! ```text
 //! RecordBatch
 //!  └─ ArrowWriter::write ── validate, split into row groups (as parquet does)
-//!       └─ per leaf: top-level FIXED_LEN_BYTE_ARRAY? ── no ──> parquet's ArrowColumnWriter
+//!       └─ ColumnPlan, per leaf (top level or nested; plain, dictionary or
+//!          run-end encoded): FIXED_LEN_BYTE_ARRAY and the descriptor the
+//!          schema converter makes? ── no ──> parquet's ArrowColumnWriter
 //!            │ yes
 //!            ▼
-//!       leaf      validity bitmap → definition levels; mini-batches as parquet cuts them
+//!       levels    validity and nesting → definition/repetition levels
+//!       leaf      mini-batches as parquet cuts them (content-defined
+//!                 chunks with CDC)
 //!       values    Arrow buffers → Parquet bytes, a contiguous run at a time
 //!       encoding  dictionary (fixed-width keys) | plain | byte_stream_split | delta_byte_array
 //!       page      statistics, page cuts, V1/V2 pages, compression, indexes, bloom filter
-//!       chunk     pages + ColumnCloseResult → SerializedRowGroupWriter::append_column
+//!       chunk     pages + ColumnCloseResult
+//!            ▼
+//!       RowGroupSink: SerializedRowGroupWriter::append_column, or (CDC on a
+//!       table mixing both paths) spliced with the chunks of an inner
+//!       parquet ArrowWriter that writes the other leaves
 //! ```
 //!
-//! The modules follow that flow: [`values`](crate) → `leaf` → `encoding` →
-//! `page` → `chunk`, with `column`, `factory` and `writer` providing the
-//! drop-in API.
+//! [`ColumnPlan`] is the one place that decides a leaf's path, and says
+//! why (see [`ArrowWriter::column_plan`]). The modules follow the flow:
+//! `plan` → `levels` → `leaf` → `values` → `encoding` → `page` → `chunk`,
+//! with `column`, `factory`, `sink`, `hybrid` and `writer` providing the
+//! drop-in API on top.
 
 #![warn(missing_docs)]
 
@@ -31,6 +41,9 @@ mod leaf;
 mod levels;
 mod memory;
 mod page;
+mod plan;
+mod schema;
+mod sink;
 mod spill;
 mod validate;
 mod values;
@@ -43,6 +56,7 @@ pub use parquet::arrow::arrow_writer::{
     InMemoryPageStore, InMemoryPageStoreFactory, PageKey, PageStore, PageStoreArgs,
     PageStoreFactory,
 };
+pub use plan::{ColumnPlan, DelegateReason, LeafKind, LeafPath, LeafPlan};
 pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions};
 

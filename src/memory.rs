@@ -68,8 +68,6 @@ pub(crate) struct Reservation {
     listener: Arc<dyn MemoryListener>,
     block: usize,
     reserved: usize,
-    /// Calls made to the listener (for the accounting bench).
-    calls: u64,
 }
 
 impl Reservation {
@@ -78,7 +76,6 @@ impl Reservation {
             listener,
             block: block.max(1),
             reserved: 0,
-            calls: 0,
         }
     }
 
@@ -99,7 +96,6 @@ impl Reservation {
         let want = self.round_up(bytes);
         if want > self.reserved {
             let more = want - self.reserved;
-            self.calls += 1;
             self.listener.try_grow(more).map_err(|e| {
                 ParquetError::General(format!(
                     "memory reservation refused: the writer holds {} reserved bytes and asked for \
@@ -117,7 +113,6 @@ impl Reservation {
     pub(crate) fn settle(&mut self, bytes: usize) {
         let need = self.round_up(bytes);
         if need < self.reserved {
-            self.calls += 1;
             self.listener.shrink(self.reserved - need);
             self.reserved = need;
         }
@@ -126,11 +121,6 @@ impl Reservation {
     /// Bytes currently reserved.
     pub(crate) fn reserved(&self) -> usize {
         self.reserved
-    }
-
-    /// Calls made to the listener so far.
-    pub(crate) fn calls(&self) -> u64 {
-        self.calls
     }
 }
 

@@ -1,0 +1,292 @@
+//! [`ArrowRowGroupWriterFactory`]: creates the column writers of each row
+//! group as the [`ColumnPlan`] routes the leaves: this crate's
+//! FIXED_LEN_BYTE_ARRAY writer for fast leaves, `parquet`'s own column
+//! writers (from a `parquet` factory, so their output is unchanged) for the
+//! others.
+
+mod stores;
+
+pub(crate) use stores::HandOff;
+
+use crate::column::{ArrowColumnWriter, WriterInner};
+use crate::leaf::{FlbaColumnWriter, LeafShape};
+use crate::plan::{ColumnPlan, LeafKind};
+use crate::values::FlbaKind;
+use arrow_schema::{Schema, SchemaRef};
+use parquet::arrow::arrow_writer::{self as upstream, PageStore, PageStoreFactory};
+use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::WriterPropertiesPtr;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{ColumnDescPtr, Type};
+use std::io::Write;
+use std::sync::Arc;
+use stores::Router;
+
+impl From<LeafKind> for FlbaKind {
+    fn from(kind: LeafKind) -> Self {
+        match kind {
+            LeafKind::FixedSizeBinary => FlbaKind::FixedSizeBinary,
+            LeafKind::Decimal128 => FlbaKind::Decimal128,
+            LeafKind::Decimal256 => FlbaKind::Decimal256,
+            LeafKind::Float16 => FlbaKind::Float16,
+            LeafKind::IntervalYearMonth => FlbaKind::IntervalYearMonth,
+            LeafKind::IntervalDayTime => FlbaKind::IntervalDayTime,
+        }
+    }
+}
+
+/// Creates the column writers of each row group, see [`ArrowColumnWriter`].
+///
+/// Same as `parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory`: create
+/// it from the file writer with [`Self::new`] (or get it from
+/// [`ArrowWriter::into_serialized_writer`](crate::ArrowWriter::into_serialized_writer)).
+/// [`Self::column_plan`] says which leaves take the fast path.
+pub struct ArrowRowGroupWriterFactory {
+    plan: ColumnPlan,
+    columns: Vec<ColumnDescPtr>,
+    props: WriterPropertiesPtr,
+    arrow_schema: SchemaRef,
+    /// `parquet`'s factory over the whole file (encryptor included).
+    whole: upstream::ArrowRowGroupWriterFactory,
+    /// `parquet`'s factory over the fields with a `parquet` leaf, when some
+    /// field has none (else `whole` serves them).
+    /// (An error building it is reported by every `create_column_writers`.)
+    partial: Result<Option<upstream::ArrowRowGroupWriterFactory>>,
+    /// The leaves `partial` (or else `whole`) creates writers for, in order.
+    parquet_leaves: Vec<usize>,
+    /// With a user's page store factory and a fast leaf: every row group's
+    /// writers come from `whole`, whose stores this routes.
+    router: Option<Arc<Router>>,
+}
+
+impl std::fmt::Debug for ArrowRowGroupWriterFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArrowRowGroupWriterFactory")
+            .field("arrow_schema", &self.arrow_schema)
+            .field("fast_leaves", &self.plan.fast_count())
+            .field("router", &self.router)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ArrowRowGroupWriterFactory {
+    /// A factory for the row groups of `file`, whose columns hold `schema`;
+    /// its [`ColumnPlan`] judges each leaf on its own.
+    pub fn new<W: Write + Send>(file: &SerializedFileWriter<W>, schema: SchemaRef) -> Self {
+        let plan = ColumnPlan::for_columns(&schema, file.schema_descr(), file.properties());
+        Self::with_plan(file, schema, plan)
+    }
+
+    /// A factory that follows `plan` (made for this file writer's schema).
+    pub(crate) fn with_plan<W: Write + Send>(
+        file_writer: &SerializedFileWriter<W>,
+        arrow_schema: SchemaRef,
+        plan: ColumnPlan,
+    ) -> Self {
+        let props = Arc::clone(file_writer.properties());
+        let whole = upstream::ArrowRowGroupWriterFactory::new(file_writer, arrow_schema.clone());
+        let (partial, parquet_leaves) = partial_factory(&plan, &arrow_schema, file_writer);
+        Self {
+            columns: file_writer.schema_descr().columns().to_vec(),
+            plan,
+            props,
+            arrow_schema,
+            whole,
+            partial,
+            parquet_leaves,
+            router: None,
+        }
+    }
+
+    /// Sets the [`PageStoreFactory`] that holds each column chunk's finished
+    /// pages until the row group is written (default: in memory).
+    pub fn with_page_store_factory(self, page_store_factory: Arc<dyn PageStoreFactory>) -> Self {
+        self.route_page_stores(page_store_factory, Vec::new()).0
+    }
+
+    /// Sets the page store factory, keeping the stores of `hand_off` (file
+    /// leaves written by another, inner `parquet` writer, whose leaf `i` is
+    /// `hand_off[i]`) for that writer, which gets them from the returned
+    /// factory.
+    pub(crate) fn route_page_stores(
+        mut self,
+        page_store_factory: Arc<dyn PageStoreFactory>,
+        hand_off: Vec<usize>,
+    ) -> (Self, Arc<dyn PageStoreFactory>) {
+        if self.plan.fast_count() == 0 && hand_off.is_empty() {
+            self.whole = self
+                .whole
+                .with_page_store_factory(page_store_factory.clone());
+            return (self, page_store_factory);
+        }
+        let mut kept: Vec<usize> = (0..self.columns.len())
+            .filter(|&l| self.plan.is_fast(l))
+            .collect();
+        kept.extend(&hand_off);
+        let router = Arc::new(Router::new(page_store_factory, kept));
+        self.whole = self.whole.with_page_store_factory(router.clone());
+        self.router = Some(router.clone());
+        let hand_off = Arc::new(HandOff {
+            router,
+            leaves: hand_off,
+        });
+        (self, hand_off)
+    }
+
+    /// The plan this factory follows: per leaf, this crate's writer or
+    /// `parquet`'s, and why.
+    pub fn column_plan(&self) -> &ColumnPlan {
+        &self.plan
+    }
+
+    /// Creates the column writers of row group `row_group_index`, one per
+    /// Parquet leaf, in schema order.
+    pub fn create_column_writers(&self, row_group_index: usize) -> Result<Vec<ArrowColumnWriter>> {
+        let writers = self.create_writers(row_group_index, false)?;
+        Ok(writers.into_iter().map(|(_, w)| w).collect())
+    }
+
+    /// The writers of row group `row_group_index` with their leaf indices:
+    /// of every leaf, or with `only_fast`, of the fast leaves only.
+    pub(crate) fn create_writers(
+        &self,
+        row_group_index: usize,
+        only_fast: bool,
+    ) -> Result<Vec<(usize, ArrowColumnWriter)>> {
+        let _creating = self.router.as_ref().map(|r| r.creating()).transpose()?;
+        let mut theirs = self.parquet_writers(row_group_index, only_fast)?;
+        let mut out = Vec::with_capacity(self.columns.len());
+        for leaf in 0..self.columns.len() {
+            let writer = match self.plan.fast_kind(leaf) {
+                Some(kind) => {
+                    let store = self.router.as_ref().map(|r| r.take(leaf)).transpose()?;
+                    self.fast_writer(kind, leaf, store)?
+                }
+                None if only_fast => continue,
+                None => ArrowColumnWriter(WriterInner::Parquet(
+                    theirs.get_mut(leaf).and_then(Option::take).ok_or_else(|| {
+                        ParquetError::General(format!("no parquet writer for column {leaf}"))
+                    })?,
+                )),
+            };
+            debug_assert_eq!(
+                writer.path(),
+                self.plan.leaves()[leaf].path(),
+                "column {leaf} does not take the path its plan gives"
+            );
+            out.push((leaf, writer));
+        }
+        Ok(out)
+    }
+
+    /// `parquet`'s writers, by leaf: every leaf's when stores are routed
+    /// (so the user's factory sees all of them created), else those of
+    /// `parquet_leaves` (none with `only_fast`).
+    fn parquet_writers(
+        &self,
+        row_group_index: usize,
+        only_fast: bool,
+    ) -> Result<Vec<Option<upstream::ArrowColumnWriter>>> {
+        let partial = self.partial.as_ref().map_err(|e| {
+            ParquetError::General(format!("no parquet factory for the delegated fields: {e}"))
+        })?;
+        if self.router.is_some() || (partial.is_none() && !only_fast) {
+            if self.router.is_none() && self.parquet_leaves.is_empty() {
+                return Ok(Vec::new());
+            }
+            let all = self.whole.create_column_writers(row_group_index)?;
+            return Ok(all.into_iter().map(Some).collect());
+        }
+        let mut out: Vec<Option<upstream::ArrowColumnWriter>> =
+            (0..self.columns.len()).map(|_| None).collect();
+        if let (Some(partial), false) = (partial, only_fast) {
+            let writers = partial.create_column_writers(row_group_index)?;
+            for (leaf, writer) in self.parquet_leaves.iter().zip(writers) {
+                out[*leaf] = Some(writer);
+            }
+        }
+        Ok(out)
+    }
+
+    fn fast_writer(
+        &self,
+        kind: LeafKind,
+        leaf: usize,
+        store: Option<Box<dyn PageStore>>,
+    ) -> Result<ArrowColumnWriter> {
+        let arrow_type = self.plan.leaves()[leaf].arrow_type();
+        debug_assert_eq!(
+            arrow_type.and_then(FlbaKind::of),
+            Some(kind.into()),
+            "the plan and the value converter disagree on column {leaf}'s kind"
+        );
+        let descr = self.columns[leaf].clone();
+        let writer = FlbaColumnWriter::try_new(descr, &self.props, kind.into(), store)?;
+        Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
+    }
+
+    /// The Arrow schema the factory writes.
+    pub(crate) fn arrow_schema(&self) -> &SchemaRef {
+        &self.arrow_schema
+    }
+
+    /// The user's page store factory, if one was set.
+    pub(crate) fn page_store_factory(&self) -> Option<Arc<dyn PageStoreFactory>> {
+        self.router.as_ref().map(|r| Arc::clone(&r.user))
+    }
+
+    /// What validation needs to know about fast leaf `leaf` (None if the
+    /// leaf is `parquet`'s).
+    pub(crate) fn shape(&self, leaf: usize) -> Option<LeafShape> {
+        let kind = self.plan.fast_kind(leaf)?;
+        let descr = &self.columns[leaf];
+        Some(LeafShape {
+            kind: kind.into(),
+            width: usize::try_from(descr.type_length()).unwrap_or(0),
+            max_def: descr.max_def_level(),
+        })
+    }
+}
+
+/// `parquet`'s factory over just the fields that have a `parquet` leaf,
+/// and those fields' leaves; no factory when that is every field (the
+/// whole-file factory serves) or none.
+///
+/// `parquet`'s `ArrowRowGroupWriterFactory::new` takes a
+/// `SerializedFileWriter` and nothing else, so a factory over a sub-schema
+/// needs a file writer over that sub-schema: one over `io::sink()`,
+/// dropped at once (it buffers the 4-byte magic, nothing more).
+fn partial_factory<W: Write + Send>(
+    plan: &ColumnPlan,
+    arrow_schema: &SchemaRef,
+    file_writer: &SerializedFileWriter<W>,
+) -> (
+    Result<Option<upstream::ArrowRowGroupWriterFactory>>,
+    Vec<usize>,
+) {
+    let Some(fields) = plan.fields() else {
+        return (Ok(None), (0..plan.leaves().len()).collect());
+    };
+    let keep: Vec<usize> = (0..fields.len())
+        .filter(|&i| fields[i].leaves().any(|l| !plan.is_fast(l)))
+        .collect();
+    let leaves: Vec<usize> = keep.iter().flat_map(|&i| fields[i].leaves()).collect();
+    if keep.len() == fields.len() || keep.is_empty() {
+        return (Ok(None), leaves);
+    }
+    let root = file_writer.schema_descr().root_schema_ptr();
+    let sub_root = Type::GroupType {
+        basic_info: root.get_basic_info().clone(),
+        fields: keep.iter().map(|&i| root.get_fields()[i].clone()).collect(),
+    };
+    let sub_arrow = Arc::new(Schema::new_with_metadata(
+        keep.iter()
+            .map(|&i| arrow_schema.fields()[i].clone())
+            .collect::<Vec<_>>(),
+        arrow_schema.metadata().clone(),
+    ));
+    let props = Arc::clone(file_writer.properties());
+    let factory = SerializedFileWriter::new(std::io::sink(), Arc::new(sub_root), props)
+        .map(|sink| Some(upstream::ArrowRowGroupWriterFactory::new(&sink, sub_arrow)));
+    (factory, leaves)
+}

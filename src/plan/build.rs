@@ -1,0 +1,220 @@
+//! Building the plan: the Arrow type and the Parquet descriptor of every
+//! leaf, judged together.
+
+use super::{ColumnPlan, DelegateReason, FieldSpan, LeafKind, LeafPlan, fast_candidate};
+use crate::schema::{leaf_count, leaf_types, mixes_unprunable, parquet_leaf_count};
+use crate::values::decimal_width;
+use arrow_schema::{DataType, Field, IntervalUnit, Schema};
+use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as PhysicalType};
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
+
+impl ColumnPlan {
+    /// The plan of the column-level API (the row-group factory): every leaf
+    /// judged on its own.
+    pub(crate) fn for_columns(
+        arrow: &Schema,
+        parquet: &SchemaDescriptor,
+        props: &WriterProperties,
+    ) -> Self {
+        let mut plan = Self::judge(arrow, parquet);
+        if encrypted(props) {
+            plan.delegate_fast(|_| true, DelegateReason::Encrypted);
+        }
+        plan
+    }
+
+    /// The plan of a whole file: as [`Self::for_columns`], and with
+    /// content-defined chunking, fields that cannot be split between this
+    /// crate and an inner `parquet` writer go to `parquet` whole.
+    pub(crate) fn for_file(
+        arrow: &Schema,
+        parquet: &SchemaDescriptor,
+        props: &WriterProperties,
+    ) -> Self {
+        let mut plan = Self::for_columns(arrow, parquet, props);
+        plan.cdc = props.content_defined_chunking().is_some();
+        if let (true, Some(fields)) = (plan.cdc, plan.fields.clone()) {
+            for (span, field) in fields.iter().zip(arrow.fields()) {
+                let fast: Vec<bool> = span.leaves().map(|l| plan.is_fast(l)).collect();
+                if mixes_unprunable(field.data_type(), &fast, &mut 0) {
+                    let leaves = span.leaves();
+                    plan.delegate_fast(
+                        |l| leaves.contains(&l),
+                        DelegateReason::CdcUnsplittableField,
+                    );
+                }
+            }
+        }
+        plan
+    }
+
+    /// Sends the fast leaves that `which` selects to `parquet`.
+    fn delegate_fast(&mut self, which: impl Fn(usize) -> bool, reason: DelegateReason) {
+        for leaf in self.leaves.iter_mut().filter(|l| which(l.column)) {
+            leaf.reason.get_or_insert(reason);
+        }
+        if let Some(fields) = &mut self.fields {
+            for span in fields.iter_mut() {
+                span.flat &= self.leaves[span.first].reason.is_none();
+            }
+        }
+    }
+
+    /// Every leaf judged by its Arrow type and descriptor.
+    fn judge(arrow: &Schema, parquet: &SchemaDescriptor) -> Self {
+        let Some(fields) = line_up(arrow, parquet) else {
+            return Self::not_mapped(parquet);
+        };
+        let mut leaves = Vec::with_capacity(parquet.num_columns());
+        for (index, (field, span)) in arrow.fields().iter().zip(&fields).enumerate() {
+            let mut types = Vec::with_capacity(span.len);
+            leaf_types(field.data_type(), &mut types);
+            if types.len() != span.len {
+                return Self::not_mapped(parquet);
+            }
+            for (leaf, data_type) in span.leaves().zip(types) {
+                let descr = parquet.column(leaf);
+                let reason = judge_leaf(data_type, &descr);
+                let kind = LeafKind::of(data_type);
+                leaves.push(LeafPlan {
+                    column: leaf,
+                    field: index,
+                    arrow_type: Some(data_type.clone()),
+                    descr,
+                    kind,
+                    reason,
+                });
+            }
+        }
+        let fields = fields
+            .into_iter()
+            .zip(arrow.fields())
+            .map(|(span, field)| FieldSpan {
+                flat: span.len == 1
+                    && leaves[span.first].is_fast()
+                    && is_flat(field, &parquet.column(span.first)),
+                ..span
+            })
+            .collect();
+        Self {
+            leaves,
+            fields: Some(fields),
+            cdc: false,
+        }
+    }
+
+    /// Every leaf to `parquet`, for schemas that do not line up.
+    fn not_mapped(parquet: &SchemaDescriptor) -> Self {
+        let leaves = parquet
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(column, descr)| LeafPlan {
+                column,
+                field: 0,
+                arrow_type: None,
+                descr: descr.clone(),
+                kind: None,
+                reason: Some(DelegateReason::SchemaNotMapped),
+            })
+            .collect();
+        Self {
+            leaves,
+            fields: None,
+            cdc: false,
+        }
+    }
+}
+
+/// The leaf spans of the Arrow fields, if each has as many leaves as the
+/// Parquet field in the same position.
+fn line_up(arrow: &Schema, parquet: &SchemaDescriptor) -> Option<Vec<FieldSpan>> {
+    let top = parquet.root_schema().get_fields();
+    if top.len() != arrow.fields().len() {
+        return None;
+    }
+    let mut spans = Vec::with_capacity(top.len());
+    let mut first = 0;
+    for (field, parquet_field) in arrow.fields().iter().zip(top) {
+        let len = leaf_count(field.data_type())?;
+        if len != parquet_leaf_count(parquet_field) {
+            return None;
+        }
+        spans.push(FieldSpan {
+            first,
+            len,
+            flat: false,
+        });
+        first += len;
+    }
+    (first == parquet.num_columns()).then_some(spans)
+}
+
+/// Why a leaf of this Arrow type and descriptor goes to `parquet`, if it
+/// does.
+fn judge_leaf(data_type: &DataType, descr: &ColumnDescriptor) -> Option<DelegateReason> {
+    if fast_candidate(data_type).is_none() {
+        return Some(match data_type {
+            DataType::Interval(IntervalUnit::MonthDayNano) => DelegateReason::IntervalMonthDayNano,
+            _ => DelegateReason::NotFixedLenByteArray,
+        });
+    }
+    (!converter_agrees(data_type, descr)).then_some(DelegateReason::ParquetSchemaMismatch)
+}
+
+/// Whether `descr` is what `parquet`'s schema converter makes of a leaf of
+/// `data_type` (a candidate for the fast path): FIXED_LEN_BYTE_ARRAY of the
+/// width, logical and converted type it gives that Arrow type. A UUID
+/// logical type on a fixed-size binary is accepted too: it changes no byte
+/// of the column chunk.
+fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
+    if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY {
+        return false;
+    }
+    let width = usize::try_from(descr.type_length()).unwrap_or(0);
+    let logical = descr.logical_type_ref();
+    let converted = descr.converted_type();
+    match data_type {
+        DataType::FixedSizeBinary(n) => {
+            usize::try_from(*n) == Ok(width)
+                && converted == ConvertedType::NONE
+                && matches!(logical, None | Some(LogicalType::Uuid))
+        }
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+            width == decimal_width(*p)
+                && matches!(logical, Some(LogicalType::Decimal(d))
+                    if d.scale == i32::from(*s) && d.precision == i32::from(*p))
+        }
+        DataType::Float16 => width == 2 && logical == Some(&LogicalType::Float16),
+        DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime) => {
+            width == 12 && logical.is_none() && converted == ConvertedType::INTERVAL
+        }
+        _ => false,
+    }
+}
+
+/// Whether a single-leaf top-level field can be written from its array as
+/// it is: a plain (not dictionary or run-end-encoded) type, at the top of
+/// the Parquet schema with the field's nullability.
+fn is_flat(field: &Field, descr: &ColumnDescriptor) -> bool {
+    let repetition = match field.is_nullable() {
+        true => Repetition::OPTIONAL,
+        false => Repetition::REQUIRED,
+    };
+    LeafKind::of(field.data_type()).is_some()
+        && descr.max_rep_level() == 0
+        && descr.max_def_level() == i16::from(field.is_nullable())
+        && descr.self_type().get_basic_info().repetition() == repetition
+        && descr.path().parts().len() == 1
+}
+
+#[cfg(feature = "encryption")]
+fn encrypted(props: &WriterProperties) -> bool {
+    props.file_encryption_properties().is_some()
+}
+
+#[cfg(not(feature = "encryption"))]
+fn encrypted(_props: &WriterProperties) -> bool {
+    false
+}

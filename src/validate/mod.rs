@@ -1,0 +1,205 @@
+//! Checks a whole batch before any of it is written, so a failed
+//! [`ArrowWriter::write`](crate::ArrowWriter::write) leaves the writer as it
+//! was.
+//!
+//! `parquet` finds some errors only while writing a leaf — after earlier
+//! columns of the same batch were already buffered, which leaves its row group
+//! inconsistent. Here the same conditions are detected up front: the batch's
+//! column count, each array's type against its field (the rule `parquet` uses:
+//! dictionary and run-end-encoded wrappers are looked through, string and
+//! binary layouts are interchangeable), and nulls that the writer would reach
+//! in a non-nullable field (following `parquet`'s traversal: nulls under a
+//! null parent are not reached).
+
+mod decimal;
+mod nodes;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use nodes::{Node, Row};
+use parquet::errors::{ParquetError, Result};
+
+/// Checks `batch` against `schema`: column count, types, reachable nulls in
+/// non-nullable fields, reachable decimals too wide for their column. Fields
+/// for which `checked_elsewhere(i)` holds only get the type check (their
+/// column writer validates the rest).
+pub(crate) fn validate_batch(
+    schema: &Schema,
+    batch: &RecordBatch,
+    checked_elsewhere: impl Fn(usize) -> bool,
+) -> Result<()> {
+    if batch.num_columns() != schema.fields().len() {
+        return Err(ParquetError::ArrowError(format!(
+            "Incompatible batch: the writer's schema has {} columns, the batch has {}",
+            schema.fields().len(),
+            batch.num_columns()
+        )));
+    }
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        check_types(field, array)?;
+    }
+    for (i, (field, array)) in schema.fields().iter().zip(batch.columns()).enumerate() {
+        if checked_elsewhere(i) {
+            continue;
+        }
+        if may_reach_null(field, array.as_ref()) || has_narrow_decimal(field.data_type()) {
+            let node = Node::build(field, array, field.name())?;
+            node.visit(0..array.len(), Row::Same)?;
+        }
+    }
+    Ok(())
+}
+
+/// The type under any dictionary and run-end-encoded layers of
+/// `data_type`, and whether a run-end-encoded layer's value field is
+/// nullable (which makes the values nullable whatever the field says).
+pub(super) fn logical_type(data_type: &DataType) -> (&DataType, bool) {
+    match data_type {
+        DataType::Dictionary(_, value) => logical_type(value),
+        DataType::RunEndEncoded(_, values) => {
+            let (plain, nullable) = logical_type(values.data_type());
+            (plain, nullable || values.is_nullable())
+        }
+        plain => (plain, false),
+    }
+}
+
+/// Which interchangeable family of byte layouts a type belongs to: string
+/// layouts (0) or binary layouts (1).
+fn byte_family(data_type: &DataType) -> Option<u8> {
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(0),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Some(1),
+        _ => None,
+    }
+}
+
+/// The child field of a list-like or map type.
+fn nested_child(data_type: &DataType) -> Option<&arrow_schema::FieldRef> {
+    match data_type {
+        DataType::Map(entries, _) => Some(entries),
+        t => crate::schema::list_item(t),
+    }
+}
+
+/// Whether an array of type `right` may be written to a field of type
+/// `left`, by `parquet`'s rule: dictionary and run-end-encoded layers do not
+/// count, string (and binary) layouts are interchangeable, nested types
+/// must have the same shape with compatible children.
+pub(crate) fn types_compatible(left: &DataType, right: &DataType) -> bool {
+    let (left, _) = logical_type(left);
+    let (right, _) = logical_type(right);
+    if let (Some(l), Some(r)) = (byte_family(left), byte_family(right)) {
+        return l == r;
+    }
+    let same_kind = std::mem::discriminant(left) == std::mem::discriminant(right);
+    match (left, right) {
+        (DataType::Struct(l), DataType::Struct(r)) => {
+            let children = l.iter().zip(r.iter());
+            l.len() == r.len()
+                && children
+                    .into_iter()
+                    .all(|(a, b)| types_compatible(a.data_type(), b.data_type()))
+        }
+        (DataType::FixedSizeList(_, l), DataType::FixedSizeList(_, r)) if l != r => false,
+        (DataType::Map(_, l), DataType::Map(_, r)) if l != r => false,
+        _ => match (nested_child(left), nested_child(right)) {
+            (Some(l), Some(r)) if same_kind => types_compatible(l.data_type(), r.data_type()),
+            _ => left.equals_datatype(right),
+        },
+    }
+}
+
+fn check_types(field: &Field, array: &ArrayRef) -> Result<()> {
+    let (field_type, _) = logical_type(field.data_type());
+    if !types_compatible(field_type, array.data_type()) {
+        return Err(ParquetError::ArrowError(format!(
+            "Incompatible type. Field '{}' has type {}, array has type {}",
+            field.name(),
+            field_type,
+            array.data_type(),
+        )));
+    }
+    Ok(())
+}
+
+/// Whether a decimal leaf below this type is stored in fewer bytes than Arrow
+/// holds it, so a value could be too wide for its column.
+pub(super) fn has_narrow_decimal(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Decimal128(p, _) => *p >= 19 && crate::values::decimal_width(*p) < 16,
+        DataType::Decimal256(p, _) => *p >= 19 && crate::values::decimal_width(*p) < 32,
+        DataType::Dictionary(_, v) => has_narrow_decimal(v),
+        DataType::RunEndEncoded(_, v) => has_narrow_decimal(v.data_type()),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::Map(f, _) => has_narrow_decimal(f.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| has_narrow_decimal(f.data_type())),
+        _ => false,
+    }
+}
+
+/// Cheap pre-check: could any non-nullable field below `field` hold a null?
+fn may_reach_null(field: &Field, array: &dyn Array) -> bool {
+    let (data_type, ree_nullable) = logical_type(field.data_type());
+    if !field.is_nullable() && !ree_nullable && array.logical_null_count() > 0 {
+        return true;
+    }
+    let array = match array.data_type() {
+        DataType::Dictionary(_, _) => array.as_any_dictionary().values().as_ref(),
+        DataType::RunEndEncoded(_, _) => return children_of_ree_may_reach(data_type, array),
+        _ => array,
+    };
+    match (data_type, array.data_type()) {
+        (DataType::Struct(fields), DataType::Struct(_)) => {
+            let s = array.as_struct();
+            fields
+                .iter()
+                .zip(s.columns())
+                .any(|(f, a)| may_reach_null(f, a.as_ref()))
+        }
+        (
+            DataType::List(f)
+            | DataType::LargeList(f)
+            | DataType::FixedSizeList(f, _)
+            | DataType::ListView(f)
+            | DataType::LargeListView(f)
+            | DataType::Map(f, _),
+            _,
+        ) => match child_values(array) {
+            Some(values) => may_reach_null(f, values.as_ref()),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+fn children_of_ree_may_reach(data_type: &DataType, array: &dyn Array) -> bool {
+    // Run-end-encoded nested values are rare; be conservative.
+    matches!(
+        data_type,
+        DataType::Struct(_)
+            | DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(_, _)
+            | DataType::ListView(_)
+            | DataType::LargeListView(_)
+            | DataType::Map(_, _)
+    ) || array.logical_null_count() > 0
+}
+
+pub(super) fn child_values(array: &dyn Array) -> Option<ArrayRef> {
+    Some(match array.data_type() {
+        DataType::List(_) => array.as_list::<i32>().values().clone(),
+        DataType::LargeList(_) => array.as_list::<i64>().values().clone(),
+        DataType::FixedSizeList(_, _) => array.as_fixed_size_list().values().clone(),
+        DataType::ListView(_) => array.as_list_view::<i32>().values().clone(),
+        DataType::LargeListView(_) => array.as_list_view::<i64>().values().clone(),
+        DataType::Map(_, _) => std::sync::Arc::new(array.as_map().entries().clone()),
+        _ => return None,
+    })
+}

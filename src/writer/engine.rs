@@ -1,0 +1,147 @@
+//! [`FileEncoder`]: what [`ArrowWriter`](crate::ArrowWriter) asks of the
+//! engine behind it, and the engine that hands the whole file to
+//! `parquet`'s `ArrowWriter` ([`ParquetFile`]).
+
+use super::ArrowWriterOptions;
+use crate::ArrowRowGroupWriterFactory;
+use crate::plan::ColumnPlan;
+use crate::validate::validate_batch;
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::arrow_writer::{self as upstream, PageStoreFactory};
+use parquet::errors::Result;
+use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
+use parquet::file::writer::SerializedFileWriter;
+use std::io::Write;
+use std::sync::Arc;
+
+/// The operations of [`ArrowWriter`](crate::ArrowWriter) that an engine
+/// implements (the consuming ones are inherent methods of each engine).
+pub(super) trait FileEncoder<W: Write + Send>: Send {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()>;
+    fn flush(&mut self) -> Result<()>;
+    fn flushed_row_groups(&self) -> &[RowGroupMetaData];
+    fn memory_size(&self) -> usize;
+    fn in_progress_size(&self) -> usize;
+    fn in_progress_rows(&self) -> usize;
+    fn bytes_written(&self) -> usize;
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()>;
+    fn sync(&mut self) -> std::io::Result<()>;
+    fn append_key_value_metadata(&mut self, kv: KeyValue);
+    fn inner(&self) -> &W;
+    fn inner_mut(&mut self) -> &mut W;
+    fn finish(&mut self) -> Result<ParquetMetaData>;
+    fn column_plan(&self) -> &ColumnPlan;
+    /// Adds the engine's state to the writer's `Debug` output.
+    fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>);
+}
+
+/// The whole file through `parquet`'s `ArrowWriter`: content-defined
+/// chunking with no leaf on the fast path (see
+/// [`FileRoute::Parquet`](crate::plan::FileRoute::Parquet)).
+pub(super) struct ParquetFile<W: Write + Send> {
+    writer: upstream::ArrowWriter<W>,
+    arrow_schema: SchemaRef,
+    page_stores: Option<Arc<dyn PageStoreFactory>>,
+    plan: ColumnPlan,
+}
+
+impl<W: Write + Send> ParquetFile<W> {
+    pub(super) fn try_new(
+        out: W,
+        arrow_schema: SchemaRef,
+        options: ArrowWriterOptions,
+        plan: ColumnPlan,
+    ) -> Result<Self> {
+        let page_stores = options.page_store_factory.clone();
+        let schema = arrow_schema.clone();
+        let writer =
+            upstream::ArrowWriter::try_new_with_options(out, schema, options.into_upstream())?;
+        Ok(Self {
+            writer,
+            arrow_schema,
+            page_stores,
+            plan,
+        })
+    }
+
+    pub(super) fn into_inner(self) -> Result<W> {
+        self.writer.into_inner()
+    }
+
+    pub(super) fn into_serialized_writer(
+        self,
+    ) -> Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
+        let (writer, _) = self.writer.into_serialized_writer()?;
+        let mut factory = ArrowRowGroupWriterFactory::new(&writer, self.arrow_schema);
+        if let Some(f) = self.page_stores {
+            factory = factory.with_page_store_factory(f);
+        }
+        Ok((writer, factory))
+    }
+}
+
+impl<W: Write + Send> FileEncoder<W> for ParquetFile<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() > 0 {
+            validate_batch(&self.arrow_schema, batch, |_| false)?;
+        }
+        self.writer.write(batch)
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.writer.flush()
+    }
+
+    fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
+        self.writer.flushed_row_groups()
+    }
+
+    fn memory_size(&self) -> usize {
+        self.writer.memory_size()
+    }
+
+    fn in_progress_size(&self) -> usize {
+        self.writer.in_progress_size()
+    }
+
+    fn in_progress_rows(&self) -> usize {
+        self.writer.in_progress_rows()
+    }
+
+    fn bytes_written(&self) -> usize {
+        self.writer.bytes_written()
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.writer.write_all(buf)
+    }
+
+    fn sync(&mut self) -> std::io::Result<()> {
+        self.writer.sync()
+    }
+
+    fn append_key_value_metadata(&mut self, kv: KeyValue) {
+        self.writer.append_key_value_metadata(kv)
+    }
+
+    fn inner(&self) -> &W {
+        self.writer.inner()
+    }
+
+    fn inner_mut(&mut self) -> &mut W {
+        self.writer.inner_mut()
+    }
+
+    fn finish(&mut self) -> Result<ParquetMetaData> {
+        self.writer.finish()
+    }
+
+    fn column_plan(&self) -> &ColumnPlan {
+        &self.plan
+    }
+
+    fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
+        f.field("parquet", &self.writer);
+    }
+}

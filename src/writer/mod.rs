@@ -1,0 +1,317 @@
+//! [`ArrowWriter`], drop-in for `parquet::arrow::ArrowWriter`.
+//!
+//! The writer picks an engine from the file's [`ColumnPlan`]: the row-group
+//! loop ([`row_groups`]), which encodes each row group column by column and
+//! hands the chunks to a [`RowGroupSink`](crate::sink::RowGroupSink), or,
+//! with content-defined chunking and no leaf on the fast path, `parquet`'s
+//! own `ArrowWriter` ([`engine::ParquetFile`]). Memory reservations wrap
+//! either.
+
+mod engine;
+mod options;
+mod row_groups;
+
+pub use options::ArrowWriterOptions;
+
+use crate::ArrowRowGroupWriterFactory;
+use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};
+use crate::plan::{ColumnPlan, FileRoute};
+use arrow_array::{RecordBatch, RecordBatchWriter};
+use arrow_schema::{ArrowError, SchemaRef};
+use engine::{FileEncoder, ParquetFile};
+use parquet::errors::Result;
+use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use row_groups::RowGroupWriter;
+use std::io::Write;
+use std::sync::Arc;
+
+/// Encodes [`RecordBatch`]es to Parquet, byte-for-byte as
+/// `parquet::arrow::ArrowWriter` does, with a fast FIXED_LEN_BYTE_ARRAY path.
+///
+/// Switching is a one-line change:
+/// `use parquet::arrow::ArrowWriter` → `use parquet_flba::ArrowWriter`.
+/// [`Self::column_plan`] tells which leaves take the fast path.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use arrow_array::{ArrayRef, Decimal128Array, RecordBatch};
+/// use parquet_flba::ArrowWriter;
+///
+/// let prices = Decimal128Array::from(vec![12_345, -6_789, 0])
+///     .with_precision_and_scale(38, 10)
+///     .unwrap();
+/// let batch = RecordBatch::try_from_iter([("price", Arc::new(prices) as ArrayRef)]).unwrap();
+///
+/// let mut buffer = Vec::new();
+/// let mut writer = ArrowWriter::try_new(&mut buffer, batch.schema(), None).unwrap();
+/// writer.write(&batch).unwrap();
+/// writer.close().unwrap();
+/// ```
+///
+/// # Differences from `parquet`
+///
+/// * A decimal whose value does not fit the column's FIXED_LEN_BYTE_ARRAY
+///   width (outside its declared precision by enough to overflow the width)
+///   makes [`Self::write`] fail with an error naming the column and row;
+///   `parquet` would silently write a truncated, wrong value.
+/// * A failed [`Self::write`] leaves the writer as it was before the call:
+///   batches are validated (column count, types, nulls in non-nullable
+///   fields, decimal widths) before any row is buffered.
+pub struct ArrowWriter<W: Write + Send> {
+    engine: Engine<W>,
+    /// Memory reserved from a [`MemoryListener`], if one is attached.
+    reservation: Option<Reservation>,
+}
+
+/// The engine behind the writer.
+enum Engine<W: Write + Send> {
+    /// This crate's row-group loop.
+    RowGroups(Box<RowGroupWriter<W>>),
+    /// `parquet`'s `ArrowWriter`, for the whole file.
+    Parquet(Box<ParquetFile<W>>),
+}
+
+impl<W: Write + Send> Engine<W> {
+    fn get(&self) -> &dyn FileEncoder<W> {
+        match self {
+            Engine::RowGroups(e) => e.as_ref(),
+            Engine::Parquet(e) => e.as_ref(),
+        }
+    }
+
+    fn get_mut(&mut self) -> &mut dyn FileEncoder<W> {
+        match self {
+            Engine::RowGroups(e) => e.as_mut(),
+            Engine::Parquet(e) => e.as_mut(),
+        }
+    }
+}
+
+impl<W: Write + Send> std::fmt::Debug for ArrowWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = f.debug_struct("ArrowWriter");
+        self.engine.get().describe(&mut s);
+        s.field("in_progress_size", &self.in_progress_size())
+            .field("reserved_memory", &self.reserved_memory())
+            .finish()
+    }
+}
+
+impl<W: Write + Send> ArrowWriter<W> {
+    /// Creates a writer over `output` with the given properties (the
+    /// default ones if `None`).
+    pub fn try_new(output: W, schema: SchemaRef, props: Option<WriterProperties>) -> Result<Self> {
+        let options = props
+            .map(|p| ArrowWriterOptions::new().with_properties(p))
+            .unwrap_or_default();
+        Self::try_new_with_options(output, schema, options)
+    }
+
+    /// Creates a writer over `output` with [`ArrowWriterOptions`]; the
+    /// file's [`ColumnPlan`] picks the engine.
+    pub fn try_new_with_options(
+        output: W,
+        schema: SchemaRef,
+        options: ArrowWriterOptions,
+    ) -> Result<Self> {
+        let parquet = options.parquet_schema(&schema)?;
+        let plan = ColumnPlan::for_file(&schema, &parquet, &options.properties);
+        let engine = match plan.file_route() {
+            FileRoute::Parquet => Engine::Parquet(Box::new(ParquetFile::try_new(
+                output, schema, options, plan,
+            )?)),
+            route => Engine::RowGroups(Box::new(RowGroupWriter::open(
+                output, schema, options, parquet, plan, route,
+            )?)),
+        };
+        Ok(Self {
+            engine,
+            reservation: None,
+        })
+    }
+
+    /// Which writer encodes each leaf column, and why: see [`ColumnPlan`].
+    pub fn column_plan(&self) -> &ColumnPlan {
+        self.engine.get().column_plan()
+    }
+
+    /// Metadata of the row groups flushed so far.
+    pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
+        self.engine.get().flushed_row_groups()
+    }
+
+    /// Estimated memory held by the writer, in bytes: the sum of
+    /// [`ArrowColumnWriter::memory_size`](crate::ArrowColumnWriter::memory_size)
+    /// over the in-progress row group.
+    pub fn memory_size(&self) -> usize {
+        self.engine.get().memory_size()
+    }
+
+    /// Estimated encoded size of the in-progress row group, in bytes (equal
+    /// to `parquet`'s estimate).
+    pub fn in_progress_size(&self) -> usize {
+        self.engine.get().in_progress_size()
+    }
+
+    /// Number of rows buffered in the in-progress row group.
+    pub fn in_progress_rows(&self) -> usize {
+        self.engine.get().in_progress_rows()
+    }
+
+    /// Number of bytes written to the underlying writer so far.
+    pub fn bytes_written(&self) -> usize {
+        self.engine.get().bytes_written()
+    }
+
+    /// Encodes `batch`, splitting it across row groups when it would exceed
+    /// `max_row_group_row_count` rows or `max_row_group_bytes` estimated bytes.
+    ///
+    /// The batch is validated first; on error nothing of it is written and
+    /// the writer can be used as before.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if let Some(r) = &mut self.reservation
+            && batch.num_rows() > 0
+        {
+            // Reserve for the worst case first, so a refusal writes nothing.
+            r.ensure(self.engine.get().memory_size() + batch.get_array_memory_size())?;
+        }
+        let written = self.engine.get_mut().write(batch);
+        self.settle_reservation()?;
+        written
+    }
+
+    /// Writes `buf` to the underlying writer, through its byte counter.
+    pub fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.engine.get_mut().write_all(buf)
+    }
+
+    /// Flushes the underlying writer.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        self.engine.get_mut().sync()
+    }
+
+    /// Flushes all buffered rows into a new row group.
+    pub fn flush(&mut self) -> Result<()> {
+        let flushed = self.engine.get_mut().flush();
+        self.settle_reservation()?;
+        flushed
+    }
+
+    /// Attaches a [`MemoryListener`] that the writer reserves the memory it
+    /// holds from, in blocks of [`DEFAULT_RESERVATION_BLOCK`] (see
+    /// [`Self::with_memory_reservation_block`]).
+    ///
+    /// Before each [`Self::write`], the writer makes sure its reservation
+    /// covers the memory it holds plus the batch's size; if the listener
+    /// refuses, `write` fails before anything of the batch is written, with
+    /// an error naming the requested and held sizes, and the writer stays
+    /// usable (call [`Self::flush`] to release the buffered row group's
+    /// memory). After each write and flush, blocks no longer needed are given
+    /// back; everything is given back when the writer is closed or dropped.
+    pub fn with_memory_listener(mut self, listener: Arc<dyn MemoryListener>) -> Self {
+        let block = self
+            .reservation
+            .as_ref()
+            .map_or(DEFAULT_RESERVATION_BLOCK, Reservation::block);
+        self.reservation = Some(Reservation::new(listener, block));
+        self
+    }
+
+    /// Sets the block size of memory reservations (default 1 MiB).
+    pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
+        if let Some(r) = &mut self.reservation {
+            r.set_block(bytes);
+        }
+        self
+    }
+
+    /// Bytes currently reserved from the [`MemoryListener`] (0 without one).
+    pub fn reserved_memory(&self) -> usize {
+        self.reservation.as_ref().map_or(0, Reservation::reserved)
+    }
+
+    /// Brings the reservation in line with the memory now held: grows it if
+    /// encoding needed more than predicted, gives back unneeded blocks.
+    fn settle_reservation(&mut self) -> Result<()> {
+        let held = self.engine.get().memory_size();
+        if let Some(r) = &mut self.reservation {
+            r.ensure(held)?;
+            r.settle(held);
+        }
+        Ok(())
+    }
+
+    /// Adds key-value metadata to the file footer.
+    pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
+        self.engine.get_mut().append_key_value_metadata(kv_metadata)
+    }
+
+    /// The underlying writer.
+    pub fn inner(&self) -> &W {
+        self.engine.get().inner()
+    }
+
+    /// The underlying writer, mutably. Writing to it directly corrupts the
+    /// file; use [`Self::write_all`].
+    pub fn inner_mut(&mut self) -> &mut W {
+        self.engine.get_mut().inner_mut()
+    }
+
+    /// Flushes buffered rows, writes the footer and returns the underlying
+    /// writer.
+    pub fn into_inner(self) -> Result<W> {
+        match self.engine {
+            Engine::RowGroups(e) => e.into_inner(),
+            Engine::Parquet(e) => e.into_inner(),
+        }
+    }
+
+    /// Flushes buffered rows and writes the footer, without consuming the
+    /// writer. Writing afterwards is an error.
+    pub fn finish(&mut self) -> Result<ParquetMetaData> {
+        let finished = self.engine.get_mut().finish();
+        if let Some(r) = &mut self.reservation {
+            r.settle(0);
+        }
+        finished
+    }
+
+    /// Flushes buffered rows, writes the footer and closes the writer.
+    pub fn close(mut self) -> Result<ParquetMetaData> {
+        self.finish()
+    }
+
+    /// Flushes buffered rows and splits the writer into the file writer and
+    /// the row-group factory, to continue at the column level (e.g. encoding
+    /// columns in parallel).
+    ///
+    /// # Errors
+    ///
+    /// With content-defined chunking on a schema that mixes leaves on the
+    /// fast path with leaves `parquet` writes, rows already written are held
+    /// partly by an inner `parquet` writer whose footer data cannot be handed
+    /// to a [`SerializedFileWriter`]: this returns
+    /// [`ParquetError::NYI`](parquet::errors::ParquetError::NYI) once any row
+    /// was written (before, it works as in `parquet`).
+    pub fn into_serialized_writer(
+        self,
+    ) -> Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
+        match self.engine {
+            Engine::RowGroups(e) => e.into_serialized_writer(),
+            Engine::Parquet(e) => e.into_serialized_writer(),
+        }
+    }
+}
+
+impl<W: Write + Send> RecordBatchWriter for ArrowWriter<W> {
+    fn write(&mut self, batch: &RecordBatch) -> std::result::Result<(), ArrowError> {
+        self.write(batch).map_err(|e| e.into())
+    }
+
+    fn close(self) -> std::result::Result<(), ArrowError> {
+        self.close()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,401 @@
+//! The row-group loop: a batch is validated, cut where the row and byte
+//! limits fall (as `parquet`'s `ArrowWriter::write` cuts it), its leaves
+//! written by the row group's column writers, and each full row group's
+//! chunks handed to the [`RowGroupSink`].
+
+use super::ArrowWriterOptions;
+use super::engine::FileEncoder;
+use crate::ArrowRowGroupWriterFactory;
+use crate::cdc::Chunker;
+use crate::column::{ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
+use crate::hybrid::{self, SpliceSink};
+use crate::leaf::flat_leaf;
+use crate::plan::{ColumnPlan, FileRoute};
+use crate::sink::{FileSink, RowGroupSink};
+use crate::validate::validate_batch;
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::arrow_writer as upstream;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::SchemaDescriptor;
+use std::io::Write;
+use std::sync::Arc;
+
+/// The sink of a row-group writer.
+enum Sink<W: Write + Send> {
+    File(FileSink<W>),
+    Splice(Box<SpliceSink<W>>),
+}
+
+impl<W: Write + Send> Sink<W> {
+    fn get(&self) -> &dyn RowGroupSink<W> {
+        match self {
+            Sink::File(s) => s,
+            Sink::Splice(s) => s.as_ref(),
+        }
+    }
+
+    fn get_mut(&mut self) -> &mut dyn RowGroupSink<W> {
+        match self {
+            Sink::File(s) => s,
+            Sink::Splice(s) => s.as_mut(),
+        }
+    }
+}
+
+/// The row group being filled.
+struct RowGroup {
+    /// The column writers, with their leaf indices.
+    writers: Vec<(usize, ArrowColumnWriter)>,
+    rows: usize,
+}
+
+/// What to do with the rest of a batch.
+enum Step {
+    /// The row group is full: flush it first.
+    Flush,
+    /// Write this many rows into the row group (all that are left if None).
+    Write(Option<usize>),
+}
+
+/// Encodes row groups column by column into a [`RowGroupSink`].
+pub(super) struct RowGroupWriter<W: Write + Send> {
+    sink: Sink<W>,
+    factory: ArrowRowGroupWriterFactory,
+    arrow_schema: SchemaRef,
+    max_rows: Option<usize>,
+    max_bytes: Option<usize>,
+    in_progress: Option<RowGroup>,
+    /// With content-defined chunking: one chunker per leaf, kept across
+    /// row groups.
+    chunkers: Option<Vec<Chunker>>,
+    /// Why the writer cannot go on, after a failure half-way through a
+    /// write or flush (rather than produce a broken file).
+    poisoned: Option<String>,
+}
+
+impl<W: Write + Send> RowGroupWriter<W> {
+    /// A writer over `out` for the file `plan` routes as `route`.
+    pub(super) fn open(
+        out: W,
+        arrow_schema: SchemaRef,
+        options: ArrowWriterOptions,
+        parquet: SchemaDescriptor,
+        plan: ColumnPlan,
+        route: FileRoute,
+    ) -> Result<Self> {
+        let props = options.file_properties(&arrow_schema);
+        let (max_rows, max_bytes) = (props.max_row_group_row_count(), props.max_row_group_bytes());
+        let chunkers = props
+            .content_defined_chunking()
+            .map(|cdc| {
+                (0..parquet.num_columns())
+                    .map(|_| Chunker::try_new(cdc))
+                    .collect()
+            })
+            .transpose()?;
+        let stores = options.page_store_factory;
+        let schema = arrow_schema.clone();
+        let (sink, factory) = match route {
+            FileRoute::Split => {
+                let (sink, factory) = hybrid::open(out, schema, &parquet, props, plan, stores)?;
+                (Sink::Splice(sink), factory)
+            }
+            FileRoute::Columns | FileRoute::Parquet => {
+                let root = parquet.root_schema_ptr();
+                let file = SerializedFileWriter::new(out, root, Arc::new(props))?;
+                let mut factory = ArrowRowGroupWriterFactory::with_plan(&file, schema, plan);
+                if let Some(f) = stores {
+                    factory = factory.with_page_store_factory(f);
+                }
+                (Sink::File(FileSink(file)), factory)
+            }
+        };
+        Ok(Self {
+            sink,
+            factory,
+            arrow_schema,
+            max_rows,
+            max_bytes,
+            in_progress: None,
+            chunkers,
+            poisoned: None,
+        })
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        match &self.poisoned {
+            Some(why) => Err(ParquetError::General(format!(
+                "the writer cannot continue after a failed write: {why}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Records a failure that leaves the file inconsistent.
+    fn poison<T>(&mut self, result: Result<T>) -> Result<T> {
+        if let Err(e) = &result {
+            self.poisoned = Some(e.to_string());
+        }
+        result
+    }
+
+    /// Checks the whole batch before any of it is buffered: single-leaf
+    /// fast fields by their column's shape, the others by [`validate_batch`].
+    fn validate(&self, batch: &RecordBatch) -> Result<()> {
+        let plan = self.factory.column_plan();
+        let spans = plan.fields().unwrap_or_default();
+        validate_batch(&self.arrow_schema, batch, |i| {
+            spans.get(i).is_some_and(|s| s.flat)
+        })?;
+        for ((span, field), array) in spans
+            .iter()
+            .zip(self.arrow_schema.fields())
+            .zip(batch.columns())
+        {
+            if let (true, Some(shape)) = (span.flat, self.factory.shape(span.first)) {
+                shape.validate(&flat_leaf(field, array))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the next part of a batch of `left` rows ends, by the row and
+    /// byte limits; `buffered` rows are in the row group already.
+    fn next_step(&self, buffered: usize, left: usize) -> Step {
+        let by_rows = self
+            .max_rows
+            .filter(|&max| buffered + left > max)
+            .map(|max| max - buffered);
+        let Some(max_bytes) = self.max_bytes.filter(|_| buffered > 0) else {
+            return Step::Write(by_rows);
+        };
+        let current = self.estimated_bytes();
+        if current >= max_bytes {
+            return Step::Flush;
+        }
+        let per_row = current / buffered;
+        match (max_bytes - current).checked_div(per_row) {
+            Some(0) => Step::Flush,
+            Some(fit) if fit < by_rows.unwrap_or(left) => Step::Write(Some(fit)),
+            _ => Step::Write(by_rows),
+        }
+    }
+
+    /// The leaves of `part` that this writer's column writers take.
+    fn leaves(&self, part: &RecordBatch) -> Result<Vec<ArrowLeafColumn>> {
+        let plan = self.factory.column_plan();
+        let only_fast = self.sink.get().takes_parquet_leaves();
+        let fields = self.arrow_schema.fields().iter().zip(part.columns());
+        let mut leaves = Vec::with_capacity(plan.leaves().len());
+        match plan.fields() {
+            Some(spans) => {
+                for (span, (field, array)) in spans.iter().zip(fields) {
+                    leaves.extend(planned_leaves(plan, *span, field, array, only_fast)?);
+                }
+            }
+            None => {
+                for (field, array) in fields {
+                    leaves.extend(
+                        upstream::compute_leaves(field, array)?
+                            .into_iter()
+                            .map(ArrowLeafColumn::parquet),
+                    );
+                }
+            }
+        }
+        Ok(leaves)
+    }
+
+    /// Writes one slice of a validated batch into the row group: every leaf
+    /// is computed before any is written.
+    fn write_part(&mut self, part: &RecordBatch) -> Result<()> {
+        let leaves = self.leaves(part)?;
+        let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
+        if leaves.len() != row_group.writers.len() {
+            return Err(ParquetError::General(format!(
+                "the batch has {} leaf columns for {} column writers",
+                leaves.len(),
+                row_group.writers.len()
+            )));
+        }
+        for ((leaf, writer), column) in row_group.writers.iter_mut().zip(&leaves) {
+            let chunker = self.chunkers.as_mut().and_then(|c| c.get_mut(*leaf));
+            writer.write_checked(column, chunker)?;
+        }
+        self.sink.get_mut().write_rows(part)?;
+        row_group.rows += part.num_rows();
+        Ok(())
+    }
+
+    /// Starts a row group if none is in progress; returns its row count.
+    fn row_group(&mut self) -> Result<usize> {
+        if let Some(row_group) = &self.in_progress {
+            return Ok(row_group.rows);
+        }
+        let index = self.sink.get().flushed_row_groups().len();
+        let only_fast = self.sink.get().takes_parquet_leaves();
+        let writers = self.factory.create_writers(index, only_fast)?;
+        self.in_progress = Some(RowGroup { writers, rows: 0 });
+        Ok(0)
+    }
+
+    /// Whether the row group has reached a limit.
+    fn is_full(&self, rows: usize) -> bool {
+        self.max_rows.is_some_and(|max| rows >= max)
+            || self
+                .max_bytes
+                .is_some_and(|max| self.estimated_bytes() >= max)
+    }
+
+    /// Estimated encoded bytes of the row group, over every column.
+    fn estimated_bytes(&self) -> usize {
+        let own = self.in_progress.as_ref().map_or(0, |rg| {
+            rg.writers
+                .iter()
+                .map(|(_, w)| w.get_estimated_total_bytes())
+                .sum()
+        });
+        own + self.sink.get().estimated_bytes()
+    }
+
+    /// The writer and factory, to go on at the column level.
+    pub(super) fn into_serialized_writer(
+        mut self,
+    ) -> Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
+        FileEncoder::flush(&mut self)?;
+        match self.sink {
+            Sink::File(s) => s.into_serialized_writer(self.factory),
+            Sink::Splice(s) => s.into_serialized_writer(self.factory),
+        }
+    }
+
+    /// Flushes, writes the footer if not yet written and returns the output.
+    pub(super) fn into_inner(mut self) -> Result<W> {
+        FileEncoder::flush(&mut self)?;
+        match self.sink {
+            Sink::File(s) => s.into_inner(),
+            Sink::Splice(s) => s.into_inner(),
+        }
+    }
+}
+
+fn no_row_group() -> ParquetError {
+    ParquetError::General("no row group in progress".into())
+}
+
+impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.check_usable()?;
+        self.validate(batch)?;
+        let mut remaining = batch.clone();
+        loop {
+            let buffered = self.row_group()?;
+            let split_at = match self.next_step(buffered, remaining.num_rows()) {
+                Step::Flush => {
+                    FileEncoder::flush(self)?;
+                    continue;
+                }
+                Step::Write(split_at) => split_at,
+            };
+            let rest = split_at.map(|n| {
+                let rest = remaining.slice(n, remaining.num_rows() - n);
+                remaining = remaining.slice(0, n);
+                rest
+            });
+            let written = self.write_part(&remaining);
+            self.poison(written)?;
+            let rows = self.in_progress.as_ref().map_or(0, |rg| rg.rows);
+            if self.is_full(rows) {
+                FileEncoder::flush(self)?;
+            }
+            match rest {
+                Some(rest) => remaining = rest,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.check_usable()?;
+        let Some(row_group) = self.in_progress.take() else {
+            return Ok(());
+        };
+        if row_group.rows == 0 {
+            // Writers created for a batch that then failed validation.
+            return Ok(());
+        }
+        let chunks = row_group
+            .writers
+            .into_iter()
+            .map(|(leaf, w)| Ok((leaf, w.close()?)))
+            .collect::<Result<Vec<_>>>();
+        let appended = chunks.and_then(|c| self.sink.get_mut().append_row_group(c));
+        self.poison(appended)
+    }
+
+    fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
+        self.sink.get().flushed_row_groups()
+    }
+
+    fn memory_size(&self) -> usize {
+        let own = self.in_progress.as_ref().map_or(0, |rg| {
+            rg.writers.iter().map(|(_, w)| w.memory_size()).sum()
+        });
+        own + self.sink.get().memory_size()
+    }
+
+    fn in_progress_size(&self) -> usize {
+        self.estimated_bytes()
+    }
+
+    fn in_progress_rows(&self) -> usize {
+        self.in_progress.as_ref().map_or(0, |rg| rg.rows)
+    }
+
+    fn bytes_written(&self) -> usize {
+        self.sink.get().bytes_written()
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.sink.get_mut().write_all(buf)
+    }
+
+    fn sync(&mut self) -> std::io::Result<()> {
+        self.sink.get_mut().flush()
+    }
+
+    fn append_key_value_metadata(&mut self, kv: KeyValue) {
+        self.sink.get_mut().append_key_value_metadata(kv)
+    }
+
+    fn inner(&self) -> &W {
+        self.sink.get().inner()
+    }
+
+    fn inner_mut(&mut self) -> &mut W {
+        self.sink.get_mut().inner_mut()
+    }
+
+    fn finish(&mut self) -> Result<ParquetMetaData> {
+        FileEncoder::flush(self)?;
+        self.sink.get_mut().finish()
+    }
+
+    fn column_plan(&self) -> &ColumnPlan {
+        self.factory.column_plan()
+    }
+
+    fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
+        f.field("sink", self.sink.get())
+            .field("in_progress_rows", &self.in_progress_rows())
+            .field("arrow_schema", &self.arrow_schema)
+            .field("max_row_group_row_count", &self.max_rows)
+            .field("max_row_group_bytes", &self.max_bytes);
+    }
+}
