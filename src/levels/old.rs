@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! Definition and repetition levels of FIXED_LEN_BYTE_ARRAY leaves inside
 //! nested fields (structs, lists, maps, and combinations of them).
 //!

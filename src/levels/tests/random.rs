@@ -1,0 +1,323 @@
+//! Random nested fields and arrays: every list layout, structs, maps,
+//! dictionary and run-end-encoded wrappers, nullable or not at every level,
+//! sliced buffers, empty and null lists, zero-size fixed-size lists.
+
+use super::super::{LeafLevels, LevelData, compute_levels, old};
+use arrow_array::types::{Int8Type, Int32Type};
+use arrow_array::*;
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
+use arrow_schema::{DataType, Field, FieldRef, Fields};
+use rand::Rng;
+use rand::rngs::StdRng;
+use std::sync::Arc;
+
+/// Builds random fields and arrays.
+pub(crate) struct Generator<'r> {
+    rng: &'r mut StdRng,
+    names: usize,
+}
+
+impl<'r> Generator<'r> {
+    /// A generator drawing from `rng`.
+    pub(crate) fn new(rng: &'r mut StdRng) -> Self {
+        Self { rng, names: 0 }
+    }
+
+    fn name(&mut self) -> String {
+        self.names += 1;
+        format!("f{}", self.names)
+    }
+
+    /// A validity bitmap of `len` slots in one of several layouts.
+    fn nulls(&mut self, len: usize) -> Option<NullBuffer> {
+        let rng = &mut *self.rng;
+        let bits: Vec<bool> = match rng.random_range(0..8) {
+            0 | 1 => return None,
+            2 => vec![true; len],
+            3 => vec![false; len],
+            4 => {
+                let run = rng.random_range(1..40);
+                (0..len).map(|i| (i / run) % 2 == 0).collect()
+            }
+            _ => {
+                let p = [0.1, 0.5, 0.9][rng.random_range(0..3)];
+                (0..len).map(|_| rng.random_bool(p)).collect()
+            }
+        };
+        Some(NullBuffer::from(bits))
+    }
+
+    /// A field and an array of `len` rows; sometimes a slice of a longer one.
+    pub(crate) fn field(&mut self, depth: usize, len: usize) -> (Field, ArrayRef) {
+        let pad = if self.rng.random_bool(0.2) {
+            self.rng.random_range(1..70)
+        } else {
+            0
+        };
+        let start = if pad > 0 {
+            self.rng.random_range(0..=pad)
+        } else {
+            0
+        };
+        let (data_type, array) = self.any(depth, len + pad);
+        let array = array.slice(start, len);
+        let nullable = self.rng.random_bool(0.85);
+        let (data_type, array) = match len > 0 && self.rng.random_bool(0.07) {
+            true => self.run_end_encode(data_type, array, nullable),
+            false => (data_type, array),
+        };
+        (Field::new(self.name(), data_type, nullable), array)
+    }
+
+    fn any(&mut self, depth: usize, len: usize) -> (DataType, ArrayRef) {
+        let pick = if depth >= 4 {
+            0
+        } else {
+            self.rng.random_range(0..11)
+        };
+        match pick {
+            0..=2 => self.leaf(len),
+            3 => self.structure(depth, len),
+            4 => self.list::<i32>(depth, len),
+            5 => self.list::<i64>(depth, len),
+            6 => self.fixed_list(depth, len),
+            7 => self.view::<i32>(depth, len),
+            8 => self.view::<i64>(depth, len),
+            9 => self.map(depth, len),
+            _ => self.dictionary_of_struct(depth, len),
+        }
+    }
+
+    fn leaf(&mut self, len: usize) -> (DataType, ArrayRef) {
+        let nulls = self.nulls(len);
+        match self.rng.random_range(0..6) {
+            0 | 1 => {
+                let bytes: Vec<u8> = (0..len * 4).map(|i| i as u8).collect();
+                let array = FixedSizeBinaryArray::new(4, Buffer::from(bytes), nulls);
+                (DataType::FixedSizeBinary(4), Arc::new(array))
+            }
+            2 => {
+                let values = (0..len as i32).collect::<Vec<_>>();
+                (
+                    DataType::Int32,
+                    Arc::new(Int32Array::new(values.into(), nulls)),
+                )
+            }
+            3 => {
+                let values: Vec<i128> = (0..len as i128).collect();
+                let array = Decimal128Array::new(values.into(), nulls)
+                    .with_precision_and_scale(38, 10)
+                    .unwrap();
+                (array.data_type().clone(), Arc::new(array))
+            }
+            4 => {
+                let values = (0..len)
+                    .map(|i| i256::from_i128(i as i128))
+                    .collect::<Vec<_>>();
+                let array = Decimal256Array::new(values.into(), nulls);
+                (array.data_type().clone(), Arc::new(array))
+            }
+            _ => self.dictionary_leaf(len, nulls),
+        }
+    }
+
+    fn dictionary_leaf(&mut self, len: usize, nulls: Option<NullBuffer>) -> (DataType, ArrayRef) {
+        let size = self.rng.random_range(1..5);
+        let value_nulls = self.nulls(size);
+        let bytes: Vec<u8> = (0..size * 4).map(|i| i as u8).collect();
+        let values = FixedSizeBinaryArray::new(4, Buffer::from(bytes), value_nulls);
+        let keys: Vec<i8> = (0..len)
+            .map(|_| self.rng.random_range(0..size as i8))
+            .collect();
+        let keys = Int8Array::new(keys.into(), nulls);
+        let array = DictionaryArray::<Int8Type>::try_new(keys, Arc::new(values)).unwrap();
+        (array.data_type().clone(), Arc::new(array))
+    }
+
+    fn structure(&mut self, depth: usize, len: usize) -> (DataType, ArrayRef) {
+        let width = self.rng.random_range(1..4);
+        let (fields, columns): (Vec<Field>, Vec<ArrayRef>) =
+            (0..width).map(|_| self.field(depth + 1, len)).unzip();
+        let inner: Fields = columns
+            .iter()
+            .zip(&fields)
+            .map(|(c, f)| Field::new(f.name(), c.data_type().clone(), true))
+            .collect();
+        let nulls = self.nulls(len);
+        let array = StructArray::try_new(inner, columns, nulls).unwrap();
+        (DataType::Struct(fields.into()), Arc::new(array))
+    }
+
+    /// List lengths: some empty, null lists sometimes non-empty.
+    fn lengths(&mut self, len: usize, nulls: &Option<NullBuffer>) -> Vec<usize> {
+        (0..len)
+            .map(|i| {
+                let null = nulls.as_ref().is_some_and(|n| n.is_null(i));
+                match self.rng.random_range(0..6) {
+                    0 => 0,
+                    _ if null && self.rng.random_bool(0.5) => 0,
+                    _ => self.rng.random_range(1..4),
+                }
+            })
+            .collect()
+    }
+
+    fn list<O: OffsetSizeTrait>(&mut self, depth: usize, len: usize) -> (DataType, ArrayRef) {
+        let nulls = self.nulls(len);
+        let lengths = self.lengths(len, &nulls);
+        let (child, values) = self.field(depth + 1, lengths.iter().sum());
+        let item = Arc::new(Field::new("item", values.data_type().clone(), true));
+        let offsets = OffsetBuffer::<O>::from_lengths(lengths);
+        let array = GenericListArray::<O>::try_new(item, offsets, values, nulls).unwrap();
+        let child: FieldRef = Arc::new(child);
+        let data_type = if O::IS_LARGE {
+            DataType::LargeList(child)
+        } else {
+            DataType::List(child)
+        };
+        (data_type, Arc::new(array))
+    }
+
+    fn fixed_list(&mut self, depth: usize, len: usize) -> (DataType, ArrayRef) {
+        let size = self.rng.random_range(0..4);
+        let nulls = self.nulls(len);
+        let (child, values) = self.field(depth + 1, len * size);
+        let item = Arc::new(Field::new("item", values.data_type().clone(), true));
+        let array =
+            FixedSizeListArray::try_new_with_length(item, size as i32, values, nulls, len).unwrap();
+        (
+            DataType::FixedSizeList(Arc::new(child), size as i32),
+            Arc::new(array),
+        )
+    }
+
+    fn view<O: OffsetSizeTrait>(&mut self, depth: usize, len: usize) -> (DataType, ArrayRef) {
+        let nulls = self.nulls(len);
+        let lengths = self.lengths(len, &nulls);
+        let child_len = self.rng.random_range(3..12);
+        let (child, values) = self.field(depth + 1, child_len);
+        let mut offsets = Vec::with_capacity(len);
+        let mut sizes = Vec::with_capacity(len);
+        for size in lengths {
+            let size = size.min(child_len);
+            let at = self.rng.random_range(0..=child_len - size);
+            offsets.push(O::usize_as(at));
+            sizes.push(O::usize_as(size));
+        }
+        let item = Arc::new(Field::new("item", values.data_type().clone(), true));
+        let (offsets, sizes) = (ScalarBuffer::from(offsets), ScalarBuffer::from(sizes));
+        let array =
+            GenericListViewArray::<O>::try_new(item, offsets, sizes, values, nulls).unwrap();
+        let child: FieldRef = Arc::new(child);
+        let data_type = match O::IS_LARGE {
+            true => DataType::LargeListView(child),
+            false => DataType::ListView(child),
+        };
+        (data_type, Arc::new(array))
+    }
+
+    fn map(&mut self, depth: usize, len: usize) -> (DataType, ArrayRef) {
+        let nulls = self.nulls(len);
+        let lengths = self.lengths(len, &nulls);
+        let entries_len: usize = lengths.iter().sum();
+        let keys = Arc::new(Int32Array::from_iter_values(0..entries_len as i32)) as ArrayRef;
+        let (value_field, values) = self.field(depth + 1, entries_len);
+        let key_field = Field::new("key", DataType::Int32, false);
+        let inner = Fields::from(vec![
+            key_field.clone(),
+            Field::new("value", values.data_type().clone(), true),
+        ]);
+        let entries = StructArray::try_new(inner.clone(), vec![keys, values], None).unwrap();
+        let item = Arc::new(Field::new("entries", DataType::Struct(inner), false));
+        let offsets = OffsetBuffer::<i32>::from_lengths(lengths);
+        let array = MapArray::try_new(item, offsets, entries, nulls, false).unwrap();
+        let value_field = value_field.with_name("value");
+        let fields = Fields::from(vec![key_field, value_field]);
+        let entries_field = Field::new("entries", DataType::Struct(fields), false);
+        (
+            DataType::Map(Arc::new(entries_field), false),
+            Arc::new(array),
+        )
+    }
+
+    fn dictionary_of_struct(&mut self, depth: usize, len: usize) -> (DataType, ArrayRef) {
+        let size = self.rng.random_range(1..5);
+        let (value_type, values) = self.structure(depth, size);
+        let key_nulls = self.nulls(len);
+        let keys: Vec<i8> = (0..len)
+            .map(|_| self.rng.random_range(0..size as i8))
+            .collect();
+        let keys = Int8Array::new(keys.into(), key_nulls);
+        let array = DictionaryArray::<Int8Type>::try_new(keys, values).unwrap();
+        let data_type = DataType::Dictionary(Box::new(DataType::Int8), Box::new(value_type));
+        (data_type, Arc::new(array))
+    }
+
+    /// `array` as runs: `values` taken from it, one per run.
+    fn run_end_encode(
+        &mut self,
+        data_type: DataType,
+        array: ArrayRef,
+        nullable: bool,
+    ) -> (DataType, ArrayRef) {
+        let mut ends = Vec::new();
+        let mut starts = Vec::new();
+        let mut at = 0;
+        while at < array.len() {
+            starts.push(at as i32);
+            at = (at + self.rng.random_range(1..4)).min(array.len());
+            ends.push(at as i32);
+        }
+        let values = arrow_select::take::take(&array, &Int32Array::from(starts), None).unwrap();
+        let runs = RunArray::<Int32Type>::try_new(&Int32Array::from(ends), &values).unwrap();
+        let ends_field = Arc::new(Field::new("run_ends", DataType::Int32, false));
+        let values_field = Arc::new(Field::new("values", data_type, nullable));
+        (
+            DataType::RunEndEncoded(ends_field, values_field),
+            Arc::new(runs),
+        )
+    }
+}
+
+/// The old implementation's levels in this module's representation.
+fn old_levels(levels: old::LevelData) -> LevelData {
+    match levels {
+        old::LevelData::Absent => LevelData::Absent,
+        old::LevelData::Uniform { value, count } => LevelData::Uniform { value, count },
+        old::LevelData::Materialized(v) => LevelData::Materialized(v),
+    }
+}
+
+fn same_leaf(case: usize, i: usize, new: &LeafLevels, old: old::LeafLevels) {
+    let context = format!("case {case}, leaf {i}");
+    assert_eq!(new.def, old_levels(old.def), "def, {context}");
+    assert_eq!(new.rep, old_levels(old.rep), "rep, {context}");
+    assert_eq!(new.non_null_indices, old.non_null_indices, "{context}");
+    assert_eq!(
+        (new.max_def, new.max_rep),
+        (old.max_def, old.max_rep),
+        "{context}"
+    );
+    assert_eq!(new.validation_error, old.validation_error, "{context}");
+    assert_eq!(new.array.to_data(), old.array.to_data(), "{context}");
+}
+
+/// Compares [`compute_levels`] with the old implementation on one case.
+pub(crate) fn check(case: usize, field: &Field, array: &ArrayRef, track: &dyn Fn(usize) -> bool) {
+    let new = compute_levels(field, array, track);
+    let old = old::compute_levels(field, array, track);
+    match (new, old) {
+        (Ok(new), Ok(old)) => {
+            assert_eq!(new.len(), old.len(), "case {case}");
+            for (i, (n, o)) in new.iter().zip(old).enumerate() {
+                match (n, o) {
+                    (Some(n), Some(o)) => same_leaf(case, i, n, o),
+                    (None, None) => {}
+                    _ => panic!("case {case}, leaf {i}: tracked differently"),
+                }
+            }
+        }
+        (Err(new), Err(old)) => assert_eq!(new.to_string(), old.to_string(), "case {case}"),
+        (new, old) => panic!("case {case}: {:?} vs {:?}", new.err(), old.err()),
+    }
+}
