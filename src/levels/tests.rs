@@ -179,11 +179,31 @@ fn random_nested_arrays_match_the_oracle() {
             1 => rng.random_range(60..300),
             _ => rng.random_range(1..24),
         };
-        let mut generator = random::Generator::new(&mut rng);
+        let mut generator = random::Generator::new(&mut rng, false);
         let (field, array) = generator.field(0, rows);
         let mask: u64 = rng.random();
         let track = move |i: usize| mask >> (i % 64) & 1 == 1 || mask % 3 == 0;
         random::check(case, &field, &array, &track);
+    }
+}
+
+#[test]
+fn random_nested_columns_write_as_parquet_writes_them() {
+    use parquet::file::properties::WriterProperties;
+    let mut rng = StdRng::seed_from_u64(0xf11e5);
+    for case in 0..1500 {
+        let rows = match rng.random_range(0..8) {
+            0 => rng.random_range(200..1500),
+            _ => rng.random_range(1..40),
+        };
+        let props = WriterProperties::builder()
+            .set_write_batch_size(rng.random_range(1..9))
+            .set_data_page_row_count_limit(rng.random_range(1..30))
+            .set_data_page_size_limit(rng.random_range(16..600))
+            .set_dictionary_enabled(rng.random_bool(0.3))
+            .build();
+        let (field, array) = random::Generator::new(&mut rng, true).field(0, rows);
+        random::check_file(case, field, array, props);
     }
 }
 
