@@ -119,11 +119,11 @@ fn push_word(
     at: usize,
     max_def: i16,
 ) {
-    let mut block = [max_def - 1; 64];
-    for (bit, level) in block.iter_mut().enumerate() {
+    let from = defs.len();
+    defs.resize(from + n, max_def - 1);
+    for (bit, level) in defs[from..].iter_mut().enumerate() {
         *level += ((word >> bit) & 1) as i16;
     }
-    defs.extend_from_slice(&block[..n]);
     if word == u64::MAX {
         valid.extend(at..at + 64);
         return;

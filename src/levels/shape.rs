@@ -151,7 +151,7 @@ impl Walk<'_> {
                 (Kind::Struct, pairs.collect::<Vec<_>>())
             }
             (DataType::Struct(_), _) => return Err(mismatch()),
-            _ if !is_list(data_type) => {
+            _ if list_child(data_type).is_none() => {
                 return Err(ParquetError::NYI(format!(
                     "Datatype {data_type} is not yet supported"
                 )));
@@ -235,32 +235,18 @@ fn expand_runs(array: &ArrayRef) -> Result<ArrayRef> {
     )
 }
 
-fn is_list(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::List(_)
-            | DataType::LargeList(_)
-            | DataType::Map(_, _)
-            | DataType::FixedSizeList(_, _)
-            | DataType::ListView(_)
-            | DataType::LargeListView(_)
-    )
-}
-
-/// The element field of a list-like type.
+/// The element field of a list-like type (lists and list views of both
+/// offset widths, fixed-size lists, maps).
 fn list_child(data_type: &DataType) -> Option<&FieldRef> {
+    use DataType::*;
     match data_type {
-        DataType::List(f)
-        | DataType::LargeList(f)
-        | DataType::Map(f, _)
-        | DataType::FixedSizeList(f, _)
-        | DataType::ListView(f)
-        | DataType::LargeListView(f) => Some(f),
+        List(item) | LargeList(item) | ListView(item) | LargeListView(item) => Some(item),
+        FixedSizeList(item, _) | Map(item, _) => Some(item),
         _ => None,
     }
 }
 
-/// The slot mapping and the child values of a list-like array (`is_list`).
+/// The slot mapping and the child values of a list-like array.
 fn list_parts(array: &ArrayRef) -> (Kind, ArrayRef) {
     match array.data_type() {
         DataType::LargeList(_) => {
