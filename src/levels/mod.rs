@@ -32,8 +32,6 @@ mod shape;
 mod store;
 
 #[cfg(test)]
-mod old;
-#[cfg(test)]
 mod tests;
 
 use arrow_array::ArrayRef;

@@ -4,6 +4,7 @@
 use super::{LeafLevels, LevelData, compute_levels};
 use arrow_array::*;
 use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::UnionMode;
 use arrow_schema::{DataType, Field, Fields};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -171,29 +172,12 @@ fn is_leaf_matches_the_list_of_leaf_types() {
 }
 
 #[test]
-fn random_nested_arrays_match_the_oracle() {
-    let mut rng = StdRng::seed_from_u64(0x1e7e15);
-    for case in 0..5000 {
-        let rows = match rng.random_range(0..10) {
-            0 => 0,
-            1 => rng.random_range(60..300),
-            _ => rng.random_range(1..24),
-        };
-        let mut generator = random::Generator::new(&mut rng, false);
-        let (field, array) = generator.field(0, rows);
-        let mask: u64 = rng.random();
-        let track = move |i: usize| mask >> (i % 64) & 1 == 1 || mask % 3 == 0;
-        random::check(case, &field, &array, &track);
-    }
-}
-
-#[test]
 fn random_nested_columns_write_as_parquet_writes_them() {
     use parquet::file::properties::WriterProperties;
     let mut rng = StdRng::seed_from_u64(0xf11e5);
     for case in 0..1500 {
         let rows = match rng.random_range(0..8) {
-            0 => rng.random_range(200..1500),
+            0 => rng.random_range(100..700),
             _ => rng.random_range(1..40),
         };
         let props = WriterProperties::builder()
@@ -208,36 +192,38 @@ fn random_nested_columns_write_as_parquet_writes_them() {
 }
 
 #[test]
-fn type_errors_match() {
+fn type_mismatches_and_unsupported_types_are_errors() {
     let item = Arc::new(Field::new("item", DataType::FixedSizeBinary(2), true));
     let array = list(&[1], None, fsb(&[Some(1)]));
     let as_struct = Field::new("s", DataType::Struct(Fields::empty()), true);
-    let as_fsb = Field::new("f", DataType::FixedSizeBinary(2), true);
-    let values =
-        Arc::new(FixedSizeListArray::try_new(item.clone(), 1, fsb(&[None]), None).unwrap());
+    let values = FixedSizeListArray::try_new(item.clone(), 1, fsb(&[None]), None).unwrap();
     let fields = Fields::from(vec![Field::new(
         "a",
         DataType::FixedSizeList(item, 1),
         true,
     )]);
-    let structure: ArrayRef = Arc::new(StructArray::try_new(fields, vec![values], None).unwrap());
-    let as_list = list_field(true, true);
-    let union = new_null_array(
-        &DataType::Union(
-            arrow_schema::UnionFields::empty(),
-            arrow_schema::UnionMode::Dense,
+    let columns: Vec<ArrayRef> = vec![Arc::new(values)];
+    let structure: ArrayRef = Arc::new(StructArray::try_new(fields, columns, None).unwrap());
+    let union_type = DataType::Union(arrow_schema::UnionFields::empty(), UnionMode::Dense);
+    let union = new_null_array(&union_type, 0);
+    let as_union = Field::new("u", union_type, true);
+    let cases = [
+        (
+            &as_struct,
+            &array,
+            "Incompatible type. Field 's' has type Struct(",
         ),
-        0,
-    );
-    for (i, (field, array)) in [
-        (&as_struct, &array),
-        (&as_fsb, &array),
-        (&as_list, &structure),
-        (&as_fsb, &union),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        random::check(i, field, array, &|_| true);
+        (
+            &list_field(true, true),
+            &structure,
+            "Incompatible type. Field 'l' has type List(",
+        ),
+        (&as_union, &union, "NYI: Datatype Union(Dense) is not yet supported"),
+    ];
+    for (field, array, message) in cases {
+        let error = compute_levels(field, array, &|_| true)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(message), "{error}");
     }
 }

@@ -2,7 +2,6 @@
 //! dictionary and run-end-encoded wrappers, nullable or not at every level,
 //! sliced buffers, empty and null lists, zero-size fixed-size lists.
 
-use super::super::{LeafLevels, LevelData, compute_levels, old};
 use arrow_array::types::{Int8Type, Int32Type};
 use arrow_array::*;
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
@@ -328,48 +327,5 @@ pub(crate) fn check_file(case: usize, field: Field, array: ArrayRef, props: Writ
         (Ok(ours), Ok(theirs)) => assert!(ours == theirs, "case {case}: files differ"),
         (Err(ours), Err(theirs)) => assert_eq!(ours.to_string(), theirs.to_string(), "case {case}"),
         (ours, theirs) => panic!("case {case}: {:?} vs {:?}", ours.err(), theirs.err()),
-    }
-}
-
-/// The old implementation's levels in this module's representation.
-fn old_levels(levels: old::LevelData) -> LevelData {
-    match levels {
-        old::LevelData::Absent => LevelData::Absent,
-        old::LevelData::Uniform { value, count } => LevelData::Uniform { value, count },
-        old::LevelData::Materialized(v) => LevelData::Materialized(v),
-    }
-}
-
-fn same_leaf(case: usize, i: usize, new: &LeafLevels, old: old::LeafLevels) {
-    let context = format!("case {case}, leaf {i}");
-    assert_eq!(new.def, old_levels(old.def), "def, {context}");
-    assert_eq!(new.rep, old_levels(old.rep), "rep, {context}");
-    assert_eq!(new.non_null_indices, old.non_null_indices, "{context}");
-    assert_eq!(
-        (new.max_def, new.max_rep),
-        (old.max_def, old.max_rep),
-        "{context}"
-    );
-    assert_eq!(new.validation_error, old.validation_error, "{context}");
-    assert_eq!(new.array.to_data(), old.array.to_data(), "{context}");
-}
-
-/// Compares [`compute_levels`] with the old implementation on one case.
-pub(crate) fn check(case: usize, field: &Field, array: &ArrayRef, track: &dyn Fn(usize) -> bool) {
-    let new = compute_levels(field, array, track);
-    let old = old::compute_levels(field, array, track);
-    match (new, old) {
-        (Ok(new), Ok(old)) => {
-            assert_eq!(new.len(), old.len(), "case {case}");
-            for (i, (n, o)) in new.iter().zip(old).enumerate() {
-                match (n, o) {
-                    (Some(n), Some(o)) => same_leaf(case, i, n, o),
-                    (None, None) => {}
-                    _ => panic!("case {case}, leaf {i}: tracked differently"),
-                }
-            }
-        }
-        (Err(new), Err(old)) => assert_eq!(new.to_string(), old.to_string(), "case {case}"),
-        (new, old) => panic!("case {case}: {:?} vs {:?}", new.err(), old.err()),
     }
 }
