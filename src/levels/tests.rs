@@ -218,7 +218,11 @@ fn type_mismatches_and_unsupported_types_are_errors() {
             &structure,
             "Incompatible type. Field 'l' has type List(",
         ),
-        (&as_union, &union, "NYI: Datatype Union(Dense) is not yet supported"),
+        (
+            &as_union,
+            &union,
+            "NYI: Datatype Union(Dense) is not yet supported",
+        ),
     ];
     for (field, array, message) in cases {
         let error = compute_levels(field, array, &|_| true)
