@@ -10,6 +10,7 @@
 //! decimal_nonnull/default/parquet         parquet::arrow::ArrowWriter
 //! decimal_nonnull/default/parquet-flba    parquet_flba::ArrowWriter
 //! decimal_nonnull/plain_nostats/memcpy    reference copy of the value bytes
+//! nested/default/parquet-flba             struct<decimal, list<fsb>>, nulls at every level
 //! setup/default/parquet                   500 files × 1,000 rows (mixed schema)
 //! ```
 //!
@@ -32,12 +33,13 @@
 //!
 //! ```text
 //! cargo bench --bench write -- --list                  # every benchmark ID
-//! cargo bench --bench write                            # everything: 107 functions, ~10 min
+//! cargo bench --bench write                            # everything: 109 functions, ~10 min
 //! cargo bench --bench write -- 'decimal_nonnull/'      # one workload, all configs
 //! cargo bench --bench write -- 'decimal_nonnull/default|fsb/default'   # one regex
 //! cargo bench --bench write -- '/zstd/'                # one config, all workloads
 //! cargo bench --bench write -- 'plain_nostats'         # includes the memcpy references
 //! cargo bench --bench write -- 'setup/'
+//! cargo bench --bench write -- 'nested/'
 //! cargo bench --bench write -- 'accounting/'               # MemoryListener overhead
 //! ```
 //!
@@ -55,8 +57,8 @@ use criterion::{Criterion, SamplingMode, Throughput, criterion_main};
 mod workloads;
 
 use workloads::{
-    CONFIG_NAMES, DEFAULT_ROWS, SETUP_FILES, SETUP_ROWS, WORKLOADS, Writer, config, reference_copy,
-    setup_batches, value_bytes, write_file,
+    CONFIG_NAMES, DEFAULT_ROWS, NESTED, SETUP_FILES, SETUP_ROWS, WORKLOADS, Writer, config,
+    reference_copy, setup_batches, value_bytes, write_file,
 };
 
 /// Capacity to reserve for one output file of `value_bytes` value bytes.
@@ -104,6 +106,32 @@ fn bench_workloads(c: &mut Criterion) {
             group.finish();
         }
     }
+}
+
+/// A nested field (`nested/default`): FLBA leaves inside a struct and a list,
+/// whose levels this crate computes itself.
+fn bench_nested(c: &mut Criterion) {
+    let batch = NESTED.build(DEFAULT_ROWS);
+    let schema = batch.schema();
+    let bytes = value_bytes(&batch);
+    let mut sink = Vec::with_capacity(sink_capacity(bytes));
+    let props = config("default").expect("known configuration");
+    let mut group = c.benchmark_group("nested/default");
+    group
+        .throughput(Throughput::Bytes(bytes))
+        .sampling_mode(SamplingMode::Flat);
+    for writer in Writer::BOTH {
+        group.bench_function(writer.name(), |b| {
+            b.iter(|| {
+                sink.clear();
+                let batches = std::slice::from_ref(&batch);
+                write_file(writer, &mut sink, schema.clone(), batches, props.clone())
+                    .expect("write succeeds");
+                black_box(sink.len())
+            })
+        });
+    }
+    group.finish();
 }
 
 /// Per-file overhead: 500 small files of 1,000 rows, default configuration.
@@ -226,11 +254,11 @@ fn criterion_config() -> Criterion {
 }
 
 mod harness {
-    use super::{bench_accounting, bench_setup, bench_workloads, criterion_config};
+    use super::{bench_accounting, bench_nested, bench_setup, bench_workloads, criterion_config};
     criterion::criterion_group! {
         name = benches;
         config = criterion_config();
-        targets = bench_workloads, bench_setup, bench_accounting
+        targets = bench_workloads, bench_nested, bench_setup, bench_accounting
     }
 }
 criterion_main!(harness::benches);

@@ -207,6 +207,44 @@ pub const WORKLOADS: [Workload; 7] = [
     },
 ];
 
+/// The nested workload: `s: struct<price: Decimal128(38,10), ids:
+/// list<FixedSizeBinary(16)>>`, every level nullable. 10% of the structs and
+/// 10% of the lists are null, lists hold 0 to 4 ids (a fifth of them empty),
+/// 20% of the prices and 10% of the ids are null. FLBA leaves inside nested
+/// fields take the levels path (`src/levels/`) rather than the flat one.
+pub const NESTED: Workload = Workload {
+    name: "nested",
+    description: "struct<Decimal128(38,10), list<FixedSizeBinary(16)>>, nulls at every level",
+    build: nested,
+};
+
+fn nested(rows: usize) -> RecordBatch {
+    use arrow_array::{ListArray, StructArray};
+    use arrow_buffer::OffsetBuffer;
+    let mut r = rng(7);
+    let struct_nulls = random_nulls(&mut r, rows, 0.1);
+    let price_nulls = random_nulls(&mut r, rows, 0.2);
+    let prices = (0..rows).map(|_| r.random_range(-MAX_DECIMAL128_38..=MAX_DECIMAL128_38));
+    let prices = Decimal128Array::new(prices.collect(), price_nulls)
+        .with_precision_and_scale(38, 10)
+        .expect("valid precision");
+    let list_nulls = random_nulls(&mut r, rows, 0.1);
+    let lengths: Vec<usize> = (0..rows).map(|_| r.random_range(0..5)).collect();
+    let items: usize = lengths.iter().sum();
+    let item_nulls = random_nulls(&mut r, items, 0.1);
+    let ids = random_fsb16(&mut r, items, item_nulls, false);
+    let item = Arc::new(Field::new("item", DataType::FixedSizeBinary(16), true));
+    let offsets = OffsetBuffer::from_lengths(lengths);
+    let ids = ListArray::try_new(item, offsets, ids, list_nulls).expect("valid list");
+    let children = vec![
+        Field::new("price", prices.data_type().clone(), true),
+        Field::new("ids", ids.data_type().clone(), true),
+    ];
+    let columns: Vec<ArrayRef> = vec![Arc::new(prices), Arc::new(ids)];
+    let s = StructArray::try_new(children.into(), columns, struct_nulls).expect("valid struct");
+    batch(vec![("s", true, Arc::new(s))])
+}
+
 /// The workload called `name`.
 pub fn workload(name: &str) -> Option<&'static Workload> {
     WORKLOADS.iter().find(|w| w.name == name)
@@ -911,6 +949,16 @@ mod tests {
             .filter(|&i| bits.is_valid(i) && bits.value(i).is_nan())
             .count();
         assert!(nans > 0 && nans < ROWS / 20, "{nans} NaNs");
+    }
+
+    #[test]
+    fn nested_workload_has_the_documented_shape() {
+        let b = NESTED.build(ROWS);
+        let s = b.column(0).as_struct();
+        assert!((s.null_count() as f64 / ROWS as f64 - 0.1).abs() < 0.02);
+        let ids = s.column(1).as_list::<i32>();
+        assert!((ids.null_count() as f64 / ROWS as f64 - 0.1).abs() < 0.02);
+        assert!(value_bytes(&b) > 0);
     }
 
     #[test]
