@@ -3,7 +3,9 @@
 //!
 //! Covers every FIXED_LEN_BYTE_ARRAY type (FixedSizeBinary widths 1..=64 and
 //! 1000, Decimal128 p19..=38, Decimal256 p39..=76, Float16, intervals) under the
-//! DESIGN.md configurations; null layouts (none, all-valid buffer, 50%, all
+//! standard configurations (`common::configs`: parquet's defaults, bloom
+//! filters, PARQUET_2_0, zstd, zstd + PARQUET_2_0, content-defined chunking
+//! with default and with small chunks); null layouts (none, all-valid buffer, 50%, all
 //! null, runs), slices, batch shapes, row-group splits by rows and bytes, tiny
 //! page / batch / dictionary limits, explicit encodings, statistics and
 //! truncation, bloom filters, every codec, writer options, mixed and nested

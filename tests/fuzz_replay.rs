@@ -17,7 +17,9 @@ mod harness;
 use std::path::{Path, PathBuf};
 
 use harness::generate::{Limits, with_limits};
-use harness::input::SplitMix64;
+use harness::input::{ByteReader, SplitMix64};
+use harness::scenario::Scenario;
+use harness::writers::{Api, PageStoreChoice};
 use harness::{Outcome, run_bad_input, run_differential, run_roundtrip};
 
 /// Default seed when `PARQUET_FLBA_FUZZ_SEED` is not set.
@@ -52,22 +54,20 @@ fn hex(data: &[u8]) -> String {
     data.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Run `target` on `input`: `Err` with a report naming the input if it
-/// panics.
-fn try_one(name: &str, target: Target, input: &[u8], origin: &str) -> Result<(), String> {
-    std::panic::catch_unwind(|| target(input))
-        .map(|_| ())
-        .map_err(|p| {
-            format!(
-                "fuzz target `{name}` failed on {origin}: {}\ninput ({} bytes, hex): {}\n\
+/// Run `target` on `input`: its outcome, or `Err` with a report naming the
+/// input if it panics.
+fn try_one(name: &str, target: Target, input: &[u8], origin: &str) -> Result<Outcome, String> {
+    std::panic::catch_unwind(|| target(input)).map_err(|p| {
+        format!(
+            "fuzz target `{name}` failed on {origin}: {}\ninput ({} bytes, hex): {}\n\
                  To keep it as a regression input: \
                  echo {} | xxd -r -p > fuzz/regressions/{name}/<name>",
-                harness::panic_message(p.as_ref()),
-                input.len(),
-                hex(input),
-                hex(input)
-            )
-        })
+            harness::panic_message(p.as_ref()),
+            input.len(),
+            hex(input),
+            hex(input)
+        )
+    })
 }
 
 /// Panic listing `failures` (the first one in full), if any.
@@ -110,9 +110,11 @@ fn generated_inputs(name: &str, count: usize) -> Vec<Vec<u8>> {
 }
 
 /// Run `target` on the generated inputs, with the harness's small limits
-/// (fewer rows per batch) so that a debug build stays quick.
-fn run_generated(name: &str, target: Target) {
+/// (fewer rows per batch) so that a debug build stays quick. Returns how
+/// many of them exercised the writers ([`Outcome::Keep`]).
+fn run_generated(name: &str, target: Target) -> usize {
     let inputs = generated_inputs(name, GENERATED);
+    let mut kept = 0;
     let failures: Vec<String> = with_limits(Limits::SMALL, || {
         inputs
             .iter()
@@ -123,7 +125,13 @@ fn run_generated(name: &str, target: Target) {
                     seed(),
                     Limits::SMALL
                 );
-                try_one(name, target, input, &origin).err()
+                match try_one(name, target, input, &origin) {
+                    Ok(outcome) => {
+                        kept += usize::from(outcome == Outcome::Keep);
+                        None
+                    }
+                    Err(e) => Some(e),
+                }
             })
             .collect()
     });
@@ -132,21 +140,95 @@ fn run_generated(name: &str, target: Target) {
         inputs.len(),
         &failures,
     );
+    eprintln!("{name}: {kept} of {} generated inputs kept", inputs.len());
+    kept
+}
+
+/// Every generated input must exercise the writers: both succeed (and, as
+/// the target checks, give identical files / a file that reads back
+/// right), or, for `bad_input`, the script ran with every verdict as
+/// expected. An input both writers reject up front ([`Outcome::Reject`])
+/// tests nothing, so only a few may (negative decimal scales, which parquet
+/// rejects, are generated on purpose).
+fn assert_mostly_kept(name: &str, kept: usize) {
+    assert!(
+        kept * 100 >= GENERATED * 85,
+        "only {kept} of {GENERATED} generated `{name}` inputs exercised the writers \
+         (the rest were rejected by both writers up front)"
+    );
 }
 
 #[test]
 fn differential_generated_inputs() {
-    run_generated("differential", run_differential);
+    let kept = run_generated("differential", run_differential);
+    assert_mostly_kept("differential", kept);
 }
 
 #[test]
 fn roundtrip_generated_inputs() {
-    run_generated("roundtrip", run_roundtrip);
+    let kept = run_generated("roundtrip", run_roundtrip);
+    assert_mostly_kept("roundtrip", kept);
 }
 
 #[test]
 fn bad_input_generated_inputs() {
-    run_generated("bad_input", run_bad_input);
+    let kept = run_generated("bad_input", run_bad_input);
+    assert_mostly_kept("bad_input", kept);
+}
+
+/// Shares of the generated scenarios (differential and roundtrip inputs)
+/// that reach the less common paths: content-defined chunking, CDC on a
+/// mixed table (an FLBA leaf next to an Int64/Utf8 one: the hybrid writer
+/// that splices an inner parquet writer's chunks and writes the footer
+/// itself), a page store (in memory or spilling), a memory listener and the
+/// column-level API. CDC and mixed-table CDC must each be at least a
+/// quarter of the inputs, the others at least a tenth.
+#[test]
+fn generated_inputs_reach_every_path() {
+    for name in ["differential", "roundtrip"] {
+        let inputs = generated_inputs(name, GENERATED);
+        let mut cdc = 0;
+        let mut mixed_cdc = 0;
+        let mut page_store = 0;
+        let mut spill = 0;
+        let mut listener = 0;
+        let mut columns = 0;
+        with_limits(Limits::SMALL, || {
+            for input in &inputs {
+                let sc = Scenario::decode(&mut ByteReader::new(input), true);
+                let is_cdc = sc.opts.props.content_defined_chunking().is_some();
+                let has_flba = sc.cols.iter().any(|c| c.flba().is_some());
+                let has_other = sc.cols.iter().any(|c| c.flba().is_none());
+                cdc += usize::from(is_cdc);
+                mixed_cdc += usize::from(is_cdc && has_flba && has_other);
+                page_store += usize::from(sc.opts.page_store != PageStoreChoice::Default);
+                spill += usize::from(matches!(sc.opts.page_store, PageStoreChoice::Spill(_)));
+                let is_columns = matches!(sc.api, Api::Columns { .. });
+                columns += usize::from(is_columns);
+                listener += usize::from(sc.opts.memory_block.is_some() && !is_columns);
+            }
+        });
+        let n = inputs.len();
+        eprintln!(
+            "{name}: of {n} generated scenarios, {cdc} CDC, {mixed_cdc} mixed-table CDC, \
+             {page_store} page store ({spill} spilling), {listener} memory listener, \
+             {columns} column-level API"
+        );
+        for (what, count, min_share) in [
+            ("CDC", cdc, 4),
+            ("mixed-table CDC", mixed_cdc, 4),
+            ("a page store", page_store, 10),
+            ("a spilling page store", spill, 10),
+            ("a memory listener", listener, 10),
+            ("the column-level API", columns, 10),
+        ] {
+            assert!(
+                count * min_share >= n,
+                "`{name}`: only {count} of {n} generated scenarios use {what} \
+                 (at least 1 in {min_share} expected)"
+            );
+        }
+    }
 }
 
 /// The files of `dir`, sorted (none if it does not exist).
@@ -168,11 +250,16 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Corpus files that must be replayed per target (the committed corpora
+/// hold about 30 each): an empty or missing corpus fails the test.
+const MIN_CORPUS: usize = 20;
+
 #[test]
 fn corpus_and_regressions_replay() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let mut replayed = 0;
     let mut failures = Vec::new();
+    let mut summary = Vec::new();
     for kind in ["regressions", "corpus"] {
         if let Ok(entries) = std::fs::read_dir(root.join(kind)) {
             for e in entries.filter_map(Result::ok) {
@@ -184,15 +271,36 @@ fn corpus_and_regressions_replay() {
             }
         }
         for (name, target) in TARGETS {
-            for path in files(&root.join(kind).join(name)) {
-                let input = std::fs::read(&path).expect("read fuzz input");
-                if let Err(e) = try_one(name, target, &input, &path.display().to_string()) {
-                    failures.push(e);
+            let paths = files(&root.join(kind).join(name));
+            let mut kept = 0;
+            for path in &paths {
+                let input = std::fs::read(path).expect("read fuzz input");
+                match try_one(name, target, &input, &path.display().to_string()) {
+                    Ok(outcome) => kept += usize::from(outcome == Outcome::Keep),
+                    Err(e) => failures.push(e),
                 }
                 replayed += 1;
             }
+            summary.push(format!("{kind}/{name}: {kept} of {} kept", paths.len()));
+            if kind == "corpus" {
+                assert!(
+                    paths.len() >= MIN_CORPUS,
+                    "fuzz/corpus/{name} holds {} inputs; at least {MIN_CORPUS} expected",
+                    paths.len()
+                );
+                // A corpus input that both writers reject up front tests
+                // nothing: most must exercise the writers.
+                assert!(
+                    kept * 10 >= paths.len() * 8,
+                    "only {kept} of {} inputs of fuzz/corpus/{name} exercised the writers",
+                    paths.len()
+                );
+            }
         }
     }
-    eprintln!("replayed {replayed} corpus and regression inputs");
+    eprintln!(
+        "replayed {replayed} corpus and regression inputs: {}",
+        summary.join(", ")
+    );
     report("corpus and regression inputs", replayed, &failures);
 }

@@ -1200,7 +1200,9 @@ fn per_flba_column(
     b
 }
 
-/// The essential configurations: DESIGN.md's six plus small CDC chunks.
+/// The essential configurations: the six of `common::configs` (defaults,
+/// bloom filters, PARQUET_2_0, zstd, zstd + PARQUET_2_0, CDC) plus small CDC
+/// chunks.
 fn core_configs() -> Vec<(String, WriterPropertiesBuilder)> {
     configs()
         .into_iter()

@@ -13,10 +13,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arrow_array::{
-    ArrayRef, Decimal128Array, FixedSizeBinaryArray, Int32Array, Int64Array, RecordBatch,
-    StringArray,
+    Array, ArrayRef, Decimal128Array, FixedSizeBinaryArray, Int32Array, Int64Array, ListArray,
+    RecordBatch, StringArray, StructArray,
 };
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_buffer::OffsetBuffer;
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::WriterProperties;
@@ -619,4 +620,277 @@ fn spill_limit_gives_a_clear_error() {
     drop(w);
     assert!(spill_files(dir.path()).is_empty());
     assert_eq!(spill.spilled_bytes(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Edges: unwinding, failures to create or write, per-chunk removal, nested
+// and mixed-CDC files
+// ---------------------------------------------------------------------------
+
+/// A sink that panics once it has taken `.0` bytes.
+struct PanicAfter(usize);
+
+impl Write for PanicAfter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.0 {
+            panic!("sink panicked");
+        }
+        self.0 -= buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A panic while spill files exist (in the caller, and in the sink while the
+/// row group is being written out, some chunks appended and some not):
+/// unwinding drops the writer, which removes every file.
+#[test]
+fn files_are_removed_on_unwind() {
+    let _serial = serial();
+    let dir = TestDir::new("unwind");
+    let (spill, props) = spill_all(dir.path());
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let caller = std::panic::catch_unwind(|| {
+        let mut w =
+            ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
+                .unwrap();
+        w.write(&batch(0, 1500)).unwrap();
+        assert_eq!(spill_files(dir.path()).len(), 4);
+        panic!("caller panicked");
+    });
+    let sink = std::panic::catch_unwind(|| {
+        let mut w = ArrowWriter::try_new_with_options(
+            PanicAfter(20_000),
+            schema(),
+            options(&props, Some(&spill)),
+        )
+        .unwrap();
+        w.write(&batch(0, 1500)).unwrap();
+        assert_eq!(spill_files(dir.path()).len(), 4);
+        let _ = w.flush();
+    });
+    std::panic::set_hook(quiet);
+    assert!(
+        caller.is_err() && sink.is_err(),
+        "both should have panicked"
+    );
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(spill.spill_files(), 0);
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.resident_bytes(), 0);
+}
+
+/// A spill directory that cannot be created (its parent is a file): the
+/// write fails with an error naming the directory, and nothing is created.
+#[test]
+fn uncreatable_spill_dir_gives_a_clear_error() {
+    let _serial = serial();
+    let dir = TestDir::new("uncreatable");
+    let file = dir.path().join("not-a-directory");
+    std::fs::write(&file, b"x").unwrap();
+    let spill_dir = file.join("spill");
+    let (_, props) = spill_all(dir.path());
+    let spill = SpillPageStoreFactory::new(0).with_spill_dir(&spill_dir);
+    let mut w =
+        ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
+            .unwrap();
+    let err = w.write(&batch(0, 1500)).unwrap_err().to_string();
+    assert!(
+        err.contains("cannot create the spill directory") && err.contains("not-a-directory"),
+        "{err}"
+    );
+    drop(w);
+    assert!(!spill_dir.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("not-a-directory")]);
+    assert_eq!(spill.spill_files(), 0);
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.resident_bytes(), 0);
+}
+
+/// A spill write that fails (the file-size limit of the process,
+/// `RLIMIT_FSIZE`, makes it fail with EFBIG): the write fails with an error
+/// naming the spill file, and dropping the writer removes every file.
+#[cfg(target_os = "linux")]
+#[test]
+fn failed_spill_write_gives_a_clear_error() {
+    let _serial = serial();
+    let dir = TestDir::new("write-fails");
+    let (spill, props) = spill_all(dir.path());
+    let mut w =
+        ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
+            .unwrap();
+    let limit = 64 * 1024;
+    let old = {
+        let mut old = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: plain libc calls on valid pointers; SIGXFSZ ignored so a
+        // write past the limit fails with EFBIG instead of killing us.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut old), 0);
+            let new = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: old.rlim_max,
+            };
+            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &new), 0);
+        }
+        old
+    };
+    let mut error = None;
+    for i in 0..40 {
+        if let Err(e) = w.write(&batch(i, 1500)) {
+            error = Some(e.to_string());
+            break;
+        }
+    }
+    // SAFETY: as above; restores the limit.
+    unsafe {
+        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &old), 0);
+    }
+    let error = error.expect("no spill write failed");
+    assert!(
+        error.contains("cannot write to the spill file") && error.contains("parquet-flba-spill-"),
+        "{error}"
+    );
+    drop(w);
+    assert!(spill_files(dir.path()).is_empty());
+    assert_eq!(spill.spill_files(), 0);
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.resident_bytes(), 0);
+}
+
+/// With the column-level API, each column chunk's spill file goes as soon
+/// as that chunk is appended to the row group, the others staying; the
+/// file is `parquet`'s.
+#[test]
+fn each_file_goes_with_its_column_chunk() {
+    let _serial = serial();
+    let dir = TestDir::new("per-chunk");
+    let (spill, props) = spill_all(dir.path());
+    let b = batch(0, 1500);
+    let w = ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
+        .unwrap();
+    let (mut file_writer, factory) = w.into_serialized_writer().unwrap();
+    let mut writers = factory.create_column_writers(0).unwrap();
+    for ((field, col), writer) in schema().fields().iter().zip(b.columns()).zip(&mut writers) {
+        for leaf in parquet_flba::compute_leaves(field, col).unwrap() {
+            writer.write(&leaf).unwrap();
+        }
+    }
+    let chunks: Vec<_> = writers.into_iter().map(|w| w.close().unwrap()).collect();
+    assert_eq!(spill_files(dir.path()).len(), 4);
+    let mut rg = file_writer.next_row_group().unwrap();
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        chunk.append_to_row_group(&mut rg).unwrap();
+        assert_eq!(
+            spill_files(dir.path()).len(),
+            3 - i,
+            "after appending column chunk {i}"
+        );
+        assert_eq!(spill.spill_files(), 3 - i);
+    }
+    rg.close().unwrap();
+    file_writer.finish().unwrap();
+    let out = file_writer.inner().clone();
+
+    let mut expected = Vec::new();
+    let mut u = parquet::arrow::ArrowWriter::try_new(&mut expected, schema(), Some(props)).unwrap();
+    u.write(&b).unwrap();
+    u.close().unwrap();
+    assert!(out == expected, "file differs");
+    assert_eq!(spill.spilled_bytes(), 0);
+}
+
+/// Writes `batches` with every page spilled, checks that files existed
+/// while the row group was open and are all gone after close, and that the
+/// file is `parquet`'s (written without a page store).
+fn spilled_identical(name: &str, batches: &[RecordBatch], props: WriterProperties) {
+    let dir = TestDir::new(name);
+    let spill = SpillPageStoreFactory::new(0).with_spill_dir(dir.path());
+    let schema = batches[0].schema();
+    let mut out = Vec::new();
+    let mut w =
+        ArrowWriter::try_new_with_options(&mut out, schema.clone(), options(&props, Some(&spill)))
+            .unwrap();
+    let mut most = 0;
+    for b in batches {
+        w.write(b).unwrap();
+        most = most.max(spill_files(dir.path()).len());
+    }
+    assert!(most > 0, "{name}: nothing was spilled");
+    w.close().unwrap();
+    assert!(spill_files(dir.path()).is_empty(), "{name}: files left");
+    assert_eq!(spill.spill_files(), 0);
+    assert_eq!(spill.spilled_bytes(), 0);
+    assert_eq!(spill.resident_bytes(), 0);
+
+    let mut expected = Vec::new();
+    let mut u = parquet::arrow::ArrowWriter::try_new(&mut expected, schema, Some(props)).unwrap();
+    for b in batches {
+        u.write(b).unwrap();
+    }
+    u.close().unwrap();
+    assert!(out == expected, "{name}: file differs");
+}
+
+/// FLBA leaves in a struct (next to an Int64) and in a list.
+#[test]
+fn nested_file_spills_and_cleans_up() {
+    let _serial = serial();
+    let batches: Vec<RecordBatch> = (0..3)
+        .map(|n| {
+            let b = batch(n, 1500);
+            let fields = Fields::from(vec![
+                Field::new("id", DataType::FixedSizeBinary(16), false),
+                Field::new("ts", DataType::Int64, false),
+            ]);
+            let st = StructArray::new(fields, vec![b.column(0).clone(), b.column(2).clone()], None);
+            let lens: Vec<usize> = (0..500).map(|i| i % 4).collect();
+            let total: usize = lens.iter().sum();
+            let item = Arc::new(Field::new("item", DataType::Decimal128(38, 4), true));
+            let list = ListArray::new(
+                item,
+                OffsetBuffer::from_lengths(lens),
+                b.column(1).slice(0, total),
+                None,
+            );
+            RecordBatch::try_from_iter([
+                ("s", Arc::new(st.slice(0, 500)) as ArrayRef),
+                ("l", Arc::new(list) as ArrayRef),
+            ])
+            .unwrap()
+        })
+        .collect();
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_data_page_size_limit(4 * 1024)
+        .build();
+    spilled_identical("nested", &batches, props);
+}
+
+/// Content-defined chunking on a mixed table (the FLBA columns chunked
+/// here, the others by an inner `parquet` writer that also gets the store).
+#[test]
+fn mixed_cdc_file_spills_and_cleans_up() {
+    let _serial = serial();
+    let batches: Vec<RecordBatch> = (0..3).map(|n| batch(n, 1500)).collect();
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_content_defined_chunking(Some(parquet::file::properties::CdcOptions {
+            min_chunk_size: 1024,
+            max_chunk_size: 8 * 1024,
+            norm_level: 0,
+        }))
+        .build();
+    spilled_identical("mixed_cdc", &batches, props);
 }

@@ -1272,9 +1272,13 @@ pub fn decode_props(r: &mut ByteReader, cols: &[Col]) -> WriterProperties {
         // A global encoding is only safe when every leaf is FLBA.
         b = b.set_encoding(r.pick(FLBA_ENCODINGS));
     }
-    // Content-defined chunking is rare: the whole file then goes through
-    // parquet's own writer.
-    if flags >> 26 == 0b11_1111 {
+    // Content-defined chunking in about half the inputs: this crate chunks
+    // and encodes the FLBA leaves itself, and with any other leaf (an
+    // Int64 or Utf8 column, see `decode_columns`) the file is the mixed
+    // kind, spliced from an inner parquet writer, whose footer this crate
+    // writes. Bits 29..31 (the last byte of `flags`), so that an exhausted
+    // input (all zeros) stays without it.
+    if matches!(flags >> 29, 1 | 3 | 5 | 6) {
         let min = r.range(1, 2048);
         let max = min + r.range(1, 8192);
         b = b.set_content_defined_chunking(Some(CdcOptions {

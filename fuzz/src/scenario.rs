@@ -12,7 +12,7 @@ use super::generate::{
     schema_of,
 };
 use super::input::ByteReader;
-use super::writers::{Api, Opts};
+use super::writers::{Api, Opts, PageStoreChoice};
 
 /// Schema, options, batches and API of one input.
 pub struct Scenario {
@@ -53,6 +53,17 @@ impl Scenario {
                 .ok();
         }
         let use_columns = columns_api && flags & 0x30 == 0x30;
+        let extra = r.u8();
+        opts.page_store = match extra & 3 {
+            0 => PageStoreChoice::Default,
+            1 => PageStoreChoice::InMemory,
+            // Budgets that keep some pages in memory and spill the rest.
+            2 => PageStoreChoice::Spill(r.pick(&[1 << 10, 8 << 10, 64 << 10])),
+            _ => PageStoreChoice::Spill(0),
+        };
+        if extra & 4 != 0 {
+            opts.memory_block = Some(r.pick(&[1 << 20, 1, 4096, 100_003]));
+        }
         let n_batches = 1 + r.below(MAX_BATCHES);
         let mut budget = limits().value_bytes;
         let mut batches = Vec::with_capacity(n_batches);
@@ -66,6 +77,7 @@ impl Scenario {
         let api = if use_columns {
             Api::Columns {
                 new_group_after: cuts,
+                via_into_serialized: extra & 8 != 0,
             }
         } else {
             Api::ArrowWriter { flush_after: cuts }
@@ -105,10 +117,13 @@ pub fn describe(schema: &SchemaRef, opts: &Opts, api: &Api, batches: &[RecordBat
     }
     let _ = writeln!(
         s,
-        "options: skip_arrow_metadata={} schema_root={:?} explicit parquet schema={}",
+        "options: skip_arrow_metadata={} schema_root={:?} explicit parquet schema={} \
+         page store={:?} memory listener block={:?}",
         opts.skip_arrow_metadata,
         opts.schema_root,
-        opts.parquet_schema.is_some()
+        opts.parquet_schema.is_some(),
+        opts.page_store,
+        opts.memory_block
     );
     let _ = writeln!(s, "api: {api:?}");
     let _ = writeln!(s, "properties: {:?}", opts.props);

@@ -2,12 +2,24 @@
 //! `parquet_flba`, with the same calls.
 //!
 //! [`up`] and [`flba`] are generated from one macro, so the two sides cannot
-//! drift apart: the module name is the only difference.
+//! drift apart: the module name and the memory listener (which only
+//! `parquet_flba` has; see [`Listener`]) are the only differences.
+//!
+//! Both sides buffer their pages in the page store the scenario picks
+//! ([`PageStoreChoice`]): parquet's default, `InMemoryPageStoreFactory`, or
+//! a `SpillPageStoreFactory` (a fresh one per write, with a budget that
+//! spills some or all pages); after each write every spill file must be
+//! gone and the budget given back.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use parquet::arrow::arrow_writer::{InMemoryPageStoreFactory, PageStoreFactory};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::SchemaDescriptor;
+use parquet_flba::{MemoryListener, SpillPageStoreFactory};
 
 /// Which public API writes the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,7 +36,151 @@ pub enum Api {
     Columns {
         /// `new_group_after[i]`: start a new row group after batch `i`.
         new_group_after: Vec<bool>,
+        /// Take the file writer and the factory from
+        /// `ArrowWriter::into_serialized_writer` (so the writer options,
+        /// page store included, apply) rather than from
+        /// `SerializedFileWriter::new` + `ArrowRowGroupWriterFactory::new`.
+        via_into_serialized: bool,
     },
+}
+
+/// Where the writers buffer a row group's finished pages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PageStoreChoice {
+    /// No page store factory in the options (parquet's default).
+    #[default]
+    Default,
+    /// `InMemoryPageStoreFactory`, set explicitly.
+    InMemory,
+    /// A `SpillPageStoreFactory` with this memory budget (0 spills every
+    /// page).
+    Spill(usize),
+}
+
+impl PageStoreChoice {
+    /// A fresh factory for one write: the spill factory too, for its
+    /// counters (`None` for [`PageStoreChoice::Default`]).
+    fn factory(
+        self,
+    ) -> (
+        Option<Arc<dyn PageStoreFactory>>,
+        Option<SpillPageStoreFactory>,
+    ) {
+        match self {
+            PageStoreChoice::Default => (None, None),
+            PageStoreChoice::InMemory => (Some(Arc::new(InMemoryPageStoreFactory)), None),
+            PageStoreChoice::Spill(budget) => {
+                let spill = SpillPageStoreFactory::new(budget);
+                (Some(Arc::new(spill.clone())), Some(spill))
+            }
+        }
+    }
+}
+
+/// After a write through a spill store (finished or failed, the writer
+/// dropped): every spill file removed and every in-memory page given back.
+///
+/// # Panics
+///
+/// When something is left.
+fn check_spill_released(spill: Option<&SpillPageStoreFactory>, side: &str) {
+    if let Some(spill) = spill {
+        assert!(
+            spill.spill_files() == 0 && spill.spilled_bytes() == 0 && spill.resident_bytes() == 0,
+            "BUG: {side}'s spill store kept {} spill files ({} bytes) and {} resident bytes \
+             after the writer was done",
+            spill.spill_files(),
+            spill.spilled_bytes(),
+            spill.resident_bytes()
+        );
+    }
+}
+
+/// A [`MemoryListener`] without a limit that counts what it granted and
+/// panics if more is given back than was granted.
+#[derive(Debug, Default)]
+pub struct Listener {
+    held: AtomicUsize,
+}
+
+impl Listener {
+    /// Bytes granted and not given back.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
+    }
+}
+
+impl MemoryListener for Listener {
+    fn try_grow(&self, bytes: usize) -> parquet::errors::Result<()> {
+        self.held.fetch_add(bytes, Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn shrink(&self, bytes: usize) {
+        let before = self.held.fetch_sub(bytes, Ordering::SeqCst);
+        assert!(
+            before >= bytes,
+            "BUG: the writer gave back {bytes} bytes to its memory listener, which had \
+             granted only {before}"
+        );
+    }
+}
+
+/// The reservation of a memory-accounted writer after a write or flush:
+/// the listener's count, and exactly the whole blocks that cover
+/// `memory_size()`.
+fn check_reservation(reserved: usize, memory: usize, block: usize, listener: &Listener, at: &str) {
+    let want = memory.div_ceil(block) * block;
+    assert!(
+        reserved == want && listener.held() == reserved,
+        "BUG: after {at}: reserved_memory() = {reserved}, listener holds {}, memory_size() = \
+         {memory}, expected {want} (blocks of {block})",
+        listener.held()
+    );
+}
+
+/// Attaches the memory listener of `o` (parquet_flba only).
+fn attach_listener<W: std::io::Write + Send>(
+    wr: parquet_flba::ArrowWriter<W>,
+    o: &Opts,
+    listener: &Arc<Listener>,
+) -> parquet_flba::ArrowWriter<W> {
+    match o.memory_block {
+        Some(block) => wr
+            .with_memory_listener(listener.clone())
+            .with_memory_reservation_block(block),
+        None => wr,
+    }
+}
+
+/// Checks the reservation of a parquet_flba writer that has a listener.
+fn check_flba_reservation<W: std::io::Write + Send>(
+    wr: &parquet_flba::ArrowWriter<W>,
+    o: &Opts,
+    listener: &Listener,
+    at: &str,
+) {
+    if let Some(block) = o.memory_block {
+        check_reservation(wr.reserved_memory(), wr.memory_size(), block, listener, at);
+    }
+}
+
+/// parquet's writer has no memory listener.
+fn no_listener<W: std::io::Write + Send>(
+    wr: parquet::arrow::ArrowWriter<W>,
+    _: &Opts,
+    _: &Arc<Listener>,
+) -> parquet::arrow::ArrowWriter<W> {
+    wr
+}
+
+/// parquet's writer has no memory listener.
+fn no_reservation<W: std::io::Write + Send>(
+    _: &parquet::arrow::ArrowWriter<W>,
+    _: &Opts,
+    _: &Listener,
+    _: &str,
+) {
 }
 
 /// Everything `ArrowWriterOptions` carries that the harness varies.
@@ -38,6 +194,11 @@ pub struct Opts {
     pub schema_root: Option<String>,
     /// `with_parquet_schema`.
     pub parquet_schema: Option<SchemaDescriptor>,
+    /// `with_page_store_factory`, on both sides.
+    pub page_store: PageStoreChoice,
+    /// `parquet_flba` only: attach a [`Listener`] with this reservation
+    /// block size (`ArrowWriter` API; the file must not change).
+    pub memory_block: Option<usize>,
 }
 
 /// The writer's observable state after one write.
@@ -87,17 +248,20 @@ fn at<T>(step: impl Into<String>, r: parquet::errors::Result<T>) -> Result<T, Fa
 }
 
 macro_rules! writer_impl {
-    ($modname:ident, $($path:ident)::+) => {
+    ($modname:ident, $attach:ident, $check:ident, $($path:ident)::+) => {
         /// Writes through one implementation (the module's name says which).
         pub mod $modname {
             use super::*;
-            use std::sync::Arc;
             use parquet::arrow::ArrowSchemaConverter;
             use parquet::file::writer::SerializedFileWriter;
             use $($path)::+ as w;
 
-            /// This implementation's `ArrowWriterOptions` for `o`.
-            pub fn options(o: &Opts) -> w::ArrowWriterOptions {
+            /// This implementation's `ArrowWriterOptions` for `o`, with
+            /// `store` as its page store factory.
+            pub fn options(
+                o: &Opts,
+                store: Option<Arc<dyn PageStoreFactory>>,
+            ) -> w::ArrowWriterOptions {
                 let mut opts = w::ArrowWriterOptions::new()
                     .with_properties(o.props.clone())
                     .with_skip_arrow_metadata(o.skip_arrow_metadata);
@@ -107,16 +271,19 @@ macro_rules! writer_impl {
                 if let Some(schema) = &o.parquet_schema {
                     opts = opts.with_parquet_schema(schema.clone());
                 }
+                if let Some(store) = store {
+                    opts = opts.with_page_store_factory(store);
+                }
                 opts
             }
 
-            /// A new `ArrowWriter` over `sink`.
+            /// A new `ArrowWriter` over `sink` (no page store factory).
             pub fn writer<W: std::io::Write + Send>(
                 sink: W,
                 schema: &SchemaRef,
                 o: &Opts,
             ) -> parquet::errors::Result<w::ArrowWriter<W>> {
-                w::ArrowWriter::try_new_with_options(sink, schema.clone(), options(o))
+                w::ArrowWriter::try_new_with_options(sink, schema.clone(), options(o, None))
             }
 
             /// The state of an `ArrowWriter`.
@@ -129,47 +296,95 @@ macro_rules! writer_impl {
                 }
             }
 
-            /// Write `batches` through `api`.
+            /// Write `batches` through `api`, with the page store (a
+            /// fresh one) and, for parquet_flba, the memory listener of
+            /// `o`.
+            ///
+            /// # Panics
+            ///
+            /// When a spill store keeps files or memory once the writer is
+            /// done, or a memory reservation is off (see the module docs).
             pub fn write(
                 schema: &SchemaRef,
                 batches: &[RecordBatch],
                 o: &Opts,
                 api: &Api,
             ) -> Result<Written, Failed> {
-                match api {
+                let (store, spill) = o.page_store.factory();
+                let listener = Arc::new(Listener::default());
+                let written = match api {
                     Api::ArrowWriter { flush_after } => {
-                        let mut bytes = Vec::new();
-                        let mut wr = at("try_new_with_options", writer(&mut bytes, schema, o))?;
-                        let mut steps = Vec::new();
-                        for (i, b) in batches.iter().enumerate() {
-                            at(format!("write #{i}"), wr.write(b))?;
-                            if flush_after.get(i).copied().unwrap_or(false) {
-                                at(format!("flush after #{i}"), wr.flush())?;
-                            }
-                            steps.push(step(&wr));
-                        }
-                        at("close", wr.close())?;
-                        Ok(Written { bytes, steps })
+                        write_rows(schema, batches, o, store, flush_after, &listener)
                     }
-                    Api::Columns { new_group_after } => {
-                        write_columns(schema, batches, &o.props, new_group_after)
-                    }
-                }
+                    Api::Columns {
+                        new_group_after,
+                        via_into_serialized,
+                    } => write_columns(schema, batches, o, store, new_group_after, *via_into_serialized),
+                };
+                check_spill_released(spill.as_ref(), stringify!($modname));
+                assert!(
+                    listener.held() == 0,
+                    "BUG: the writer kept {} bytes of its memory reservation after it was done",
+                    listener.held()
+                );
+                written
             }
 
-            fn write_columns(
+            fn write_rows(
                 schema: &SchemaRef,
                 batches: &[RecordBatch],
-                props: &WriterProperties,
-                new_group_after: &[bool],
+                o: &Opts,
+                store: Option<Arc<dyn PageStoreFactory>>,
+                flush_after: &[bool],
+                listener: &Arc<Listener>,
             ) -> Result<Written, Failed> {
+                let mut bytes = Vec::new();
+                let wr = at(
+                    "try_new_with_options",
+                    w::ArrowWriter::try_new_with_options(&mut bytes, schema.clone(), options(o, store)),
+                )?;
+                let mut wr = $attach(wr, o, listener);
+                let mut steps = Vec::new();
+                for (i, b) in batches.iter().enumerate() {
+                    at(format!("write #{i}"), wr.write(b))?;
+                    $check(&wr, o, listener, &format!("write #{i}"));
+                    if flush_after.get(i).copied().unwrap_or(false) {
+                        at(format!("flush after #{i}"), wr.flush())?;
+                        $check(&wr, o, listener, &format!("flush after #{i}"));
+                    }
+                    steps.push(step(&wr));
+                }
+                at("close", wr.close())?;
+                Ok(Written { bytes, steps })
+            }
+
+            /// The file writer and row-group writer factory of the
+            /// column-level flow.
+            fn column_writers(
+                schema: &SchemaRef,
+                o: &Opts,
+                store: Option<Arc<dyn PageStoreFactory>>,
+                via_into_serialized: bool,
+            ) -> Result<(SerializedFileWriter<Vec<u8>>, w::ArrowRowGroupWriterFactory), Failed> {
+                if via_into_serialized {
+                    let wr = at(
+                        "try_new_with_options",
+                        w::ArrowWriter::try_new_with_options(
+                            Vec::new(),
+                            schema.clone(),
+                            options(o, store),
+                        ),
+                    )?;
+                    return at("into_serialized_writer", wr.into_serialized_writer());
+                }
+                let props = &o.props;
                 let parquet_schema = at(
                     "convert schema",
                     ArrowSchemaConverter::new()
                         .with_coerce_types(props.coerce_types())
                         .convert(schema),
                 )?;
-                let mut fw = at(
+                let fw = at(
                     "SerializedFileWriter::new",
                     SerializedFileWriter::new(
                         Vec::new(),
@@ -178,6 +393,18 @@ macro_rules! writer_impl {
                     ),
                 )?;
                 let factory = w::ArrowRowGroupWriterFactory::new(&fw, schema.clone());
+                Ok((fw, factory))
+            }
+
+            fn write_columns(
+                schema: &SchemaRef,
+                batches: &[RecordBatch],
+                o: &Opts,
+                store: Option<Arc<dyn PageStoreFactory>>,
+                new_group_after: &[bool],
+                via_into_serialized: bool,
+            ) -> Result<Written, Failed> {
+                let (mut fw, factory) = column_writers(schema, o, store, via_into_serialized)?;
                 let mut groups: Vec<&[RecordBatch]> = Vec::new();
                 let mut start = 0;
                 for i in 0..batches.len() {
@@ -232,12 +459,19 @@ macro_rules! writer_impl {
                     at(format!("close row group {g}"), rg.close())?;
                 }
                 at("finish", fw.finish())?;
-                let bytes = at("into_inner", fw.into_inner())?;
+                // `into_inner` would write the footer a second time (and
+                // fail: "already finished").
+                let bytes = fw.inner().clone();
                 Ok(Written { bytes, steps })
             }
         }
     };
 }
 
-writer_impl!(up, parquet::arrow::arrow_writer);
-writer_impl!(flba, parquet_flba);
+writer_impl!(
+    up,
+    no_listener,
+    no_reservation,
+    parquet::arrow::arrow_writer
+);
+writer_impl!(flba, attach_listener, check_flba_reservation, parquet_flba);

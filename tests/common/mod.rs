@@ -710,7 +710,13 @@ pub fn small_cdc() -> CdcOptions {
     }
 }
 
-/// The configurations of DESIGN.md, plus `cdc_small` (CDC with small chunks).
+/// The standard configurations, named as in `parquet`'s own writer bench
+/// (and this crate's, `benches/workloads/mod.rs`): `default` (parquet's
+/// defaults: PARQUET_1_0 pages, dictionary, page statistics, uncompressed),
+/// `bloom_filter` (bloom filters on every column), `parquet_2` (V2 data
+/// pages), `zstd`, `zstd_parquet_2`, `cdc` (content-defined chunking with
+/// parquet's default chunk sizes), plus `cdc_small` (CDC with small chunks,
+/// so that boundaries occur in test-sized batches).
 pub fn configs() -> Vec<(&'static str, WriterPropertiesBuilder)> {
     vec![
         ("default", config("default")),
