@@ -1,3 +1,5 @@
+//! TEMPORARY: the previous chunker, kept only to test the new one against.
+
 //! Content-defined chunking for FIXED_LEN_BYTE_ARRAY leaves: page boundaries
 //! placed where a rolling gear hash of the data matches a mask, exactly where
 //! `parquet` 60.1 (and Arrow C++) place them.
@@ -106,10 +108,10 @@ pub(crate) struct Chunker {
     min_chunk_size: i64,
     max_chunk_size: i64,
     mask: u64,
-    hash: u64,
-    matched: bool,
-    nth_run: usize,
-    chunk_size: i64,
+    pub(super) hash: u64,
+    pub(super) matched: bool,
+    pub(super) nth_run: usize,
+    pub(super) chunk_size: i64,
 }
 
 impl Chunker {
@@ -551,91 +553,4 @@ fn mask(min_chunk_size: i64, max_chunk_size: i64, norm_level: i32) -> Result<u64
         )));
     }
     Ok(u64::MAX << (64 - effective))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn md5_known_answers() {
-        let hex = |d: [u8; 16]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
-        assert_eq!(hex(md5(b"")), "d41d8cd98f00b204e9800998ecf8427e");
-        assert_eq!(hex(md5(b"abc")), "900150983cd24fb0d6963f7d28e17f72");
-        assert_eq!(
-            hex(md5(
-                b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"
-            )),
-            "57edf4a22be3c955ac49da2e2107b67a"
-        );
-    }
-
-    #[test]
-    fn gear_tables_follow_the_rule() {
-        let t = gear_tables();
-        // Values published in parquet's and Arrow C++'s generated tables.
-        assert_eq!(t[0][0], 0xf09f35a563783945);
-        assert_eq!(t[0][1], 0x0dcc5b3bc5ae410a);
-        assert_eq!(t[0][2], 0x63f1ea8d22554270);
-        assert_eq!(t[0][3], 0xfbe5ee7bd05a7b61);
-        assert_eq!(t[0][4], 0x3f692ed5e9934aba);
-    }
-
-    #[test]
-    fn default_mask_has_15_bits() {
-        let o = CdcOptions::default();
-        let m = mask(
-            o.min_chunk_size as i64,
-            o.max_chunk_size as i64,
-            o.norm_level,
-        )
-        .unwrap();
-        assert_eq!(m.count_ones(), 15);
-        assert_eq!(m.leading_ones(), 15);
-    }
-
-    /// `chunks_fixed` finds the same chunks as the reference `chunks`, and
-    /// leaves the same state, over batches, widths and null patterns.
-    #[test]
-    fn chunks_fixed_matches_chunks() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let options = CdcOptions {
-            min_chunk_size: 64,
-            max_chunk_size: 512,
-            norm_level: 0,
-        };
-        for width in [1usize, 2, 3, 4, 5, 8, 12, 16, 17, 32] {
-            for nullable in [false, true] {
-                for density in [0u64, 1, 5, 9, 10] {
-                    let mut a = Chunker::try_new(&options).unwrap();
-                    let mut b = a.clone();
-                    for batch in 0..4 {
-                        let len = (next() % 700) as usize + batch;
-                        let bytes: Vec<u8> = (0..len * width).map(|_| next() as u8).collect();
-                        let nulls = (nullable && density > 0).then(|| {
-                            NullBuffer::from_iter((0..len).map(|_| next() % 10 >= density))
-                        });
-                        let want = a.chunks(len, nullable, nulls.as_ref(), |i| {
-                            &bytes[i * width..(i + 1) * width]
-                        });
-                        let got = b.chunks_fixed(len, nullable, nulls.as_ref(), &bytes, width);
-                        assert_eq!(
-                            want, got,
-                            "width {width} nullable {nullable} density {density}"
-                        );
-                        assert_eq!(
-                            (a.hash, a.matched, a.nth_run, a.chunk_size),
-                            (b.hash, b.matched, b.nth_run, b.chunk_size)
-                        );
-                    }
-                }
-            }
-        }
-    }
 }

@@ -1,0 +1,459 @@
+//! The chunker against known answers and against [`super::model`].
+
+use super::bounds::Bounds;
+use super::cursor::Carry;
+use super::gear::{md5, tables};
+use super::model::{self, Item, Model};
+use super::{Chunk, Chunker, LeveledChunk};
+use crate::levels::LevelData;
+use arrow_buffer::NullBuffer;
+use parquet::file::properties::CdcOptions;
+
+fn options(min: usize, max: usize, norm_level: i32) -> CdcOptions {
+    CdcOptions {
+        min_chunk_size: min,
+        max_chunk_size: max,
+        norm_level,
+    }
+}
+
+#[test]
+fn md5_known_answers() {
+    let hex = |d: [u8; 16]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    assert_eq!(hex(md5(b"")), "d41d8cd98f00b204e9800998ecf8427e");
+    assert_eq!(hex(md5(b"abc")), "900150983cd24fb0d6963f7d28e17f72");
+    assert_eq!(
+        hex(md5(b"message digest")),
+        "f96b697d7cb7938d525a2f31aaf161d0"
+    );
+    // 55, 56, 64 and 120 bytes: the padding edges.
+    assert_eq!(hex(md5(&[b'a'; 55])), "ef1772b6dff9a122358552954ad0df65");
+    assert_eq!(hex(md5(&[b'a'; 56])), "3b0c8ac703f828b04c6c197006d17218");
+    assert_eq!(hex(md5(&[b'a'; 64])), "014842d480b571495a4a0363793f7367");
+    assert_eq!(hex(md5(&[b'a'; 120])), "5f61c0ccad4cac44c75ff505e1f1e537");
+    assert_eq!(
+        hex(md5(
+            b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"
+        )),
+        "57edf4a22be3c955ac49da2e2107b67a"
+    );
+}
+
+#[test]
+fn gear_tables_follow_the_rule() {
+    let t = tables();
+    // Values published in parquet's and Arrow C++'s generated tables.
+    assert_eq!(t[0][0], 0xf09f35a563783945);
+    assert_eq!(t[0][1], 0x0dcc5b3bc5ae410a);
+    assert_eq!(t[0][2], 0x63f1ea8d22554270);
+    assert_eq!(t[0][3], 0xfbe5ee7bd05a7b61);
+    assert_eq!(t[0][4], 0x3f692ed5e9934aba);
+    // Every table differs from every other.
+    for a in 0..t.len() {
+        for b in a + 1..t.len() {
+            assert_ne!(t[a], t[b]);
+        }
+    }
+}
+
+#[test]
+fn match_bits_follow_the_options() {
+    let bits = |min, max, norm| Bounds::new(&options(min, max, norm)).map(|b| b.match_bits());
+    // Default: (640 KiB - 256 KiB) / 8 = 49152, floor(log2) = 15.
+    let d = CdcOptions::default();
+    assert_eq!(
+        bits(d.min_chunk_size, d.max_chunk_size, d.norm_level).unwrap(),
+        15
+    );
+    assert_eq!(bits(256 << 10, 1 << 20, 1).unwrap(), 14);
+    assert_eq!(bits(256 << 10, 1 << 20, -3).unwrap(), 18);
+    // (128 - 0) / 8 = 16: 4 bits; 17..=31 still 4.
+    assert_eq!(bits(0, 256, 0).unwrap(), 4);
+    assert_eq!(bits(0, 510, 0).unwrap(), 4);
+    assert_eq!(bits(0, 512, 0).unwrap(), 5);
+    assert_eq!(bits(0, 1, -63).unwrap(), 63);
+    let err = |min, max, norm| {
+        Bounds::new(&options(min, max, norm))
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(err(0, 256, 4).contains("between 1 and 63, got 0"));
+    assert!(err(0, 1, -64).contains("got 64"));
+    assert!(err(0, 1, i32::MIN).contains("got -2147483648"));
+    assert!(err(10, 10, 0).contains("greater than min_chunk_size"));
+    assert!(err(usize::MAX, 10, 0).contains("non-negative"));
+}
+
+/// xorshift64: the tests' randomness.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        // Mostly random; sometimes long runs of one byte, as real data has.
+        let fill = self.chance(20).then(|| self.next() as u8);
+        (0..n)
+            .map(|_| fill.unwrap_or_else(|| self.next() as u8))
+            .collect()
+    }
+}
+
+/// Valid options that make chunks close often, by matches and by size.
+fn random_options(rng: &mut Rng) -> CdcOptions {
+    loop {
+        let min = match rng.below(4) {
+            0 => 0,
+            _ => rng.below(400) as usize,
+        };
+        let max = min + 1 + rng.below(4000) as usize;
+        let norm = rng.below(9) as i32 - 4;
+        let o = options(min, max, norm);
+        if Bounds::new(&o).is_ok() {
+            return o;
+        }
+    }
+}
+
+/// One top-level batch for [`Chunker::chunks_fixed`].
+struct FixedBatch {
+    len: usize,
+    nullable: bool,
+    nulls: Option<NullBuffer>,
+    bytes: Vec<u8>,
+    width: usize,
+}
+
+impl FixedBatch {
+    fn random(rng: &mut Rng, width: usize) -> Self {
+        let len = match rng.below(10) {
+            0 => 0,
+            1 => rng.below(20_000) as usize,
+            _ => rng.below(900) as usize,
+        };
+        let nullable = rng.chance(70);
+        let nulls = (nullable && rng.chance(80)).then(|| {
+            let valid_percent = [0, 5, 10, 50, 90, 100][rng.below(6) as usize];
+            // Sliced at an odd offset, so the bitmap is not word-aligned.
+            let skip = rng.below(70) as usize;
+            let bits: Vec<bool> = (0..skip + len).map(|_| rng.chance(valid_percent)).collect();
+            NullBuffer::from(bits).slice(skip, len)
+        });
+        let spare = rng.below(3) as usize * width;
+        let bytes = rng.bytes(len * width + spare);
+        Self {
+            len,
+            nullable,
+            nulls,
+            bytes,
+            width,
+        }
+    }
+
+    fn items(&self) -> Vec<Item> {
+        (0..self.len)
+            .map(|i| {
+                let valid = self.nulls.as_ref().is_none_or(|n| n.is_valid(i));
+                let mut pieces = vec![];
+                if self.nullable {
+                    pieces.push(i16::from(valid).to_le_bytes().to_vec());
+                }
+                if valid {
+                    pieces.push(self.bytes[i * self.width..(i + 1) * self.width].to_vec());
+                }
+                Item {
+                    pieces,
+                    may_end: true,
+                    has_value: valid,
+                }
+            })
+            .collect()
+    }
+
+    fn run(&self, chunker: &mut Chunker) -> Vec<Chunk> {
+        let nulls = self.nulls.as_ref();
+        chunker.chunks_fixed(self.len, self.nullable, nulls, &self.bytes, self.width)
+    }
+}
+
+/// One batch for [`Chunker::chunks_leveled`].
+struct LeveledBatch {
+    def: LevelData,
+    rep: LevelData,
+    max_def: i16,
+    max_rep: i16,
+    slot_level: i16,
+    num_levels: usize,
+    bytes: Vec<u8>,
+    width: usize,
+}
+
+/// Levels in a random representation (sometimes shorter than `levels`).
+fn level_data(rng: &mut Rng, levels: Vec<i16>) -> LevelData {
+    let shown = match rng.below(8) {
+        0 => rng.below(levels.len() as u64 + 1) as usize,
+        _ => levels.len(),
+    };
+    match rng.below(4) {
+        0 => LevelData::Uniform {
+            value: levels.first().copied().unwrap_or(1),
+            count: shown,
+        },
+        _ => LevelData::Materialized(levels[..shown].to_vec()),
+    }
+}
+
+impl LeveledBatch {
+    fn random(rng: &mut Rng, width: usize, (max_def, max_rep): (i16, i16)) -> Self {
+        let most = if rng.chance(10) { 20_000 } else { 900 };
+        let num_levels = rng.below(most) as usize;
+        let present = rng.below(101);
+        let record_start = 1 + rng.below(60);
+        let def = (0..num_levels)
+            .map(|_| match rng.chance(present) {
+                true => max_def,
+                false => rng.below(max_def as u64) as i16,
+            })
+            .collect();
+        let rep = (0..num_levels)
+            .map(|i| match i == 0 || rng.chance(record_start) {
+                true => 0,
+                false => 1 + rng.below(max_rep as u64) as i16,
+            })
+            .collect();
+        let def = if max_def > 0 {
+            level_data(rng, def)
+        } else {
+            LevelData::Absent
+        };
+        let rep = if max_rep > 0 {
+            level_data(rng, rep)
+        } else {
+            LevelData::Absent
+        };
+        Self {
+            def,
+            rep,
+            max_def,
+            max_rep,
+            slot_level: rng.below(max_def as u64 + 1) as i16,
+            num_levels,
+            bytes: rng.bytes(num_levels * width),
+            width,
+        }
+    }
+
+    fn value(&self, slot: usize) -> &[u8] {
+        &self.bytes[slot * self.width..(slot + 1) * self.width]
+    }
+
+    fn items(&self) -> Vec<Item> {
+        let mut slot = 0;
+        (0..self.num_levels)
+            .map(|i| {
+                let d = self.def.get(i).unwrap_or(0);
+                let r = self.rep.get(i).unwrap_or(0);
+                let mut pieces = vec![];
+                if self.max_def > 0 || self.max_rep > 0 {
+                    pieces.push(d.to_le_bytes().to_vec());
+                }
+                if self.max_rep > 0 {
+                    pieces.push(r.to_le_bytes().to_vec());
+                }
+                let has_value = d == self.max_def;
+                let position = if self.max_rep > 0 { slot } else { i };
+                if has_value {
+                    pieces.push(self.value(position).to_vec());
+                }
+                slot += usize::from(d >= self.slot_level);
+                Item {
+                    pieces,
+                    may_end: self.max_rep == 0 || r == 0,
+                    has_value,
+                }
+            })
+            .collect()
+    }
+
+    fn run(&self, chunker: &mut Chunker) -> Vec<LeveledChunk> {
+        chunker.chunks_leveled(
+            &self.def,
+            &self.rep,
+            self.max_def,
+            self.max_rep,
+            self.slot_level,
+            self.num_levels,
+            |i| self.value(i),
+        )
+    }
+}
+
+fn carry_of(model: &Model) -> Carry {
+    Carry {
+        hash: model.hash,
+        run: model.run,
+        size: model.size,
+        pending: model.pending,
+    }
+}
+
+/// Random top-level batches in sequence through one chunker, against the
+/// model, over every width 0..=33.
+#[test]
+fn fixed_matches_the_model() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for round in 0..6 {
+        for width in 0..=33 {
+            let o = random_options(&mut rng);
+            let mut chunker = Chunker::try_new(&o).unwrap();
+            let mut model = Model::default();
+            for batch in 0..4 {
+                let b = FixedBatch::random(&mut rng, width);
+                let items = b.items();
+                let want = model::flat_chunks(&model.closings(&o, &items), b.len);
+                let context = format!("round {round} width {width} batch {batch} {o:?}");
+                assert_eq!(b.run(&mut chunker), want, "{context}");
+                assert_eq!(chunker.carry, carry_of(&model), "{context}");
+            }
+        }
+    }
+}
+
+/// Random leveled batches of every kind, through one chunker, against the
+/// model.
+#[test]
+fn leveled_matches_the_model() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let kinds = [(0, 0), (1, 0), (3, 0), (1, 1), (2, 1), (4, 2)];
+    for round in 0..5 {
+        for kind in kinds {
+            let o = random_options(&mut rng);
+            let width = [1, 2, 3, 4, 8, 12, 16, 17, 32][rng.below(9) as usize];
+            let mut chunker = Chunker::try_new(&o).unwrap();
+            let mut model = Model::default();
+            for batch in 0..5 {
+                let b = LeveledBatch::random(&mut rng, width, kind);
+                let items = b.items();
+                let closings = model.closings(&o, &items);
+                let want = model::leveled_chunks(&closings, &items, kind.1 > 0);
+                let context = format!("round {round} kind {kind:?} batch {batch} {o:?}");
+                assert_eq!(b.run(&mut chunker), want, "{context}");
+                assert_eq!(chunker.carry, carry_of(&model), "{context}");
+            }
+        }
+    }
+}
+
+/// Top-level batches after a nested one that leaves a match pending.
+#[test]
+fn fixed_resumes_a_pending_match() {
+    let mut rng = Rng(77);
+    let mut pending_seen = false;
+    for _ in 0..400 {
+        let o = random_options(&mut rng);
+        let mut chunker = Chunker::try_new(&o).unwrap();
+        let mut model = Model::default();
+        let nested = LeveledBatch::random(&mut rng, 4, (2, 1));
+        model.closings(&o, &nested.items());
+        nested.run(&mut chunker);
+        pending_seen |= model.pending;
+        let width = 1 + rng.below(20) as usize;
+        let b = FixedBatch::random(&mut rng, width);
+        let want = model::flat_chunks(&model.closings(&o, &b.items()), b.len);
+        assert_eq!(b.run(&mut chunker), want);
+        assert_eq!(chunker.carry, carry_of(&model));
+    }
+    assert!(pending_seen);
+}
+
+/// TEMPORARY: the new chunker against the previous one.
+#[test]
+fn new_matches_old() {
+    use super::old;
+    let mut rng = Rng(0xDEAD_BEEF_1234_5678);
+    let kinds = [(0, 0), (1, 0), (3, 0), (1, 1), (2, 1), (4, 2)];
+    let mut calls = 0;
+    let mut chunks = 0;
+    for round in 0..40 {
+        let o = match round % 8 {
+            0 => CdcOptions::default(),
+            1 => options(0, 64, -3),
+            2 => options(100, 200, -40),
+            _ => random_options(&mut rng),
+        };
+        let mut new = Chunker::try_new(&o).unwrap();
+        let mut previous = old::Chunker::try_new(&o).unwrap();
+        let fixed_width = 1 + rng.below(33) as usize;
+        let kind = kinds[rng.below(6) as usize];
+        for batch in 0..12 {
+            let context = format!("round {round} batch {batch} {o:?}");
+            if kind.1 == 0 && rng.chance(60) {
+                let b = FixedBatch::random(&mut rng, fixed_width);
+                let got = b.run(&mut new);
+                let nulls = b.nulls.as_ref();
+                let want: Vec<Chunk> = previous
+                    .chunks_fixed(b.len, b.nullable, nulls, &b.bytes, b.width)
+                    .into_iter()
+                    .map(|c| Chunk {
+                        offset: c.offset,
+                        len: c.len,
+                    })
+                    .collect();
+                chunks += got.len();
+                assert_eq!(got, want, "{context}");
+            } else {
+                let b = LeveledBatch::random(&mut rng, fixed_width, kind);
+                let got = b.run(&mut new);
+                let want: Vec<LeveledChunk> = previous
+                    .chunks_leveled(
+                        &b.def,
+                        &b.rep,
+                        b.max_def,
+                        b.max_rep,
+                        b.slot_level,
+                        b.num_levels,
+                        |i| b.value(i),
+                    )
+                    .into_iter()
+                    .map(|c| LeveledChunk {
+                        level_offset: c.level_offset,
+                        num_levels: c.num_levels,
+                        value_offset: c.value_offset,
+                        num_values: c.num_values,
+                    })
+                    .collect();
+                chunks += got.len();
+                assert_eq!(got, want, "{context}");
+            }
+            calls += 1;
+            let state = (previous.hash, previous.matched, previous.nth_run);
+            let c = new.carry;
+            assert_eq!((c.hash, c.pending, c.run), state, "{context}");
+            assert_eq!(c.size, previous.chunk_size, "{context}");
+        }
+    }
+    assert!(chunks > calls * 2, "{chunks} chunks in {calls} calls");
+    for norm in [-70, -64, -63, -1, 0, 1, 15, 16, 70] {
+        for (min, max) in [(0, 1), (0, 1 << 20), (256 << 10, 1 << 20), (5, 4)] {
+            let o = options(min, max, norm);
+            let a = Chunker::try_new(&o).map(|_| ()).map_err(|e| e.to_string());
+            let b = old::Chunker::try_new(&o)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(a, b, "{o:?}");
+        }
+    }
+}
