@@ -22,9 +22,6 @@ mod leveled;
 #[cfg(test)]
 mod model;
 #[cfg(test)]
-#[allow(dead_code)]
-mod old;
-#[cfg(test)]
 mod tests;
 
 use bounds::Bounds;

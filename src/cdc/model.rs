@@ -21,6 +21,8 @@ pub(super) struct Model {
     pub run: usize,
     pub size: i64,
     pub pending: bool,
+    /// Chunks closed by a completed run, and by the maximum size.
+    pub closed_by: (usize, usize),
 }
 
 /// Sizes and the number of zero top bits a match needs, straight from
@@ -65,10 +67,12 @@ impl Model {
                 if self.run == TABLE_COUNT {
                     self.run = 0;
                     close = true;
+                    self.closed_by.0 += 1;
                 }
             }
-            if self.size >= max {
+            if !close && self.size >= max {
                 close = true;
+                self.closed_by.1 += 1;
             }
             if close {
                 self.size = 0;

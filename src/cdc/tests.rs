@@ -84,6 +84,61 @@ fn match_bits_follow_the_options() {
     assert!(err(usize::MAX, 10, 0).contains("non-negative"));
 }
 
+fn flat(spans: &[(usize, usize)]) -> Vec<Chunk> {
+    let chunk = |&(offset, len)| Chunk { offset, len };
+    spans.iter().map(chunk).collect()
+}
+
+#[test]
+fn a_one_byte_maximum_closes_every_item() {
+    let mut chunker = Chunker::try_new(&options(0, 1, -1)).unwrap();
+    let chunks = chunker.chunks_fixed(4, false, None, &[7; 12], 3);
+    // The first item closes an empty chunk, as in parquet.
+    assert_eq!(chunks, flat(&[(0, 0), (0, 1), (1, 1), (2, 1), (3, 1)]));
+    assert_eq!(chunker.carry.size, 0);
+}
+
+#[test]
+fn nothing_is_hashed_below_the_minimum() {
+    let mut chunker = Chunker::try_new(&options(1000, 2000, 0)).unwrap();
+    let nulls = NullBuffer::from_iter((0..60).map(|i| i % 3 == 0));
+    // 60 levels of 2 bytes and 20 values of 16: 440 bytes, twice.
+    for round in 1..=2 {
+        let chunks = chunker.chunks_fixed(60, true, Some(&nulls), &[9; 960], 16);
+        assert_eq!(chunks, flat(&[(0, 60)]));
+        assert_eq!(chunker.carry.size, 440 * round);
+        assert_eq!(chunker.carry.hash, 0);
+    }
+    // Values 7 and 8 take the chunk to 1008 and 1024 bytes: both hashed.
+    chunker.chunks_fixed(9, false, None, &[9; 144], 16);
+    let (mut hash, mut run) = (0u64, 0);
+    for _ in 0..2 {
+        let mut matched = false;
+        for _ in 0..16 {
+            hash = (hash << 1).wrapping_add(tables()[run][9]);
+            // (1500 - 1000) / 8 = 62: five zero bits make a match.
+            matched |= hash >> 59 == 0;
+        }
+        run += usize::from(matched);
+    }
+    assert_eq!((chunker.carry.hash, chunker.carry.run), (hash, run));
+}
+
+#[test]
+fn nested_chunks_end_only_where_records_start() {
+    let mut chunker = Chunker::try_new(&options(0, 1, -1)).unwrap();
+    let rep = LevelData::Materialized(vec![0, 1, 1, 0, 1, 0]);
+    let def = LevelData::Uniform { value: 1, count: 6 };
+    let chunks = chunker.chunks_leveled(&def, &rep, 1, 1, 1, 6, |_| &[1, 2]);
+    let spans: Vec<_> = chunks
+        .iter()
+        .map(|c| (c.level_offset, c.num_levels))
+        .collect();
+    // Record starts 0 (nothing before it to close), 3 and 5.
+    assert_eq!(spans, [(0, 3), (3, 2), (5, 1)]);
+    assert!(chunks.iter().all(|c| c.value_offset == c.level_offset));
+}
+
 /// xorshift64: the tests' randomness.
 struct Rng(u64);
 
@@ -315,6 +370,7 @@ fn carry_of(model: &Model) -> Carry {
 #[test]
 fn fixed_matches_the_model() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut closed_by = (0, 0);
     for round in 0..6 {
         for width in 0..=33 {
             let o = random_options(&mut rng);
@@ -328,8 +384,11 @@ fn fixed_matches_the_model() {
                 assert_eq!(b.run(&mut chunker), want, "{context}");
                 assert_eq!(chunker.carry, carry_of(&model), "{context}");
             }
+            closed_by.0 += model.closed_by.0;
+            closed_by.1 += model.closed_by.1;
         }
     }
+    assert!(closed_by.0 > 500 && closed_by.1 > 500, "{closed_by:?}");
 }
 
 /// Random leveled batches of every kind, through one chunker, against the
@@ -338,6 +397,7 @@ fn fixed_matches_the_model() {
 fn leveled_matches_the_model() {
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let kinds = [(0, 0), (1, 0), (3, 0), (1, 1), (2, 1), (4, 2)];
+    let mut closed_by = (0, 0);
     for round in 0..5 {
         for kind in kinds {
             let o = random_options(&mut rng);
@@ -353,8 +413,11 @@ fn leveled_matches_the_model() {
                 assert_eq!(b.run(&mut chunker), want, "{context}");
                 assert_eq!(chunker.carry, carry_of(&model), "{context}");
             }
+            closed_by.0 += model.closed_by.0;
+            closed_by.1 += model.closed_by.1;
         }
     }
+    assert!(closed_by.0 > 200 && closed_by.1 > 200, "{closed_by:?}");
 }
 
 /// Top-level batches after a nested one that leaves a match pending.
@@ -377,83 +440,4 @@ fn fixed_resumes_a_pending_match() {
         assert_eq!(chunker.carry, carry_of(&model));
     }
     assert!(pending_seen);
-}
-
-/// TEMPORARY: the new chunker against the previous one.
-#[test]
-fn new_matches_old() {
-    use super::old;
-    let mut rng = Rng(0xDEAD_BEEF_1234_5678);
-    let kinds = [(0, 0), (1, 0), (3, 0), (1, 1), (2, 1), (4, 2)];
-    let mut calls = 0;
-    let mut chunks = 0;
-    for round in 0..40 {
-        let o = match round % 8 {
-            0 => CdcOptions::default(),
-            1 => options(0, 64, -3),
-            2 => options(100, 200, -40),
-            _ => random_options(&mut rng),
-        };
-        let mut new = Chunker::try_new(&o).unwrap();
-        let mut previous = old::Chunker::try_new(&o).unwrap();
-        let fixed_width = 1 + rng.below(33) as usize;
-        let kind = kinds[rng.below(6) as usize];
-        for batch in 0..12 {
-            let context = format!("round {round} batch {batch} {o:?}");
-            if kind.1 == 0 && rng.chance(60) {
-                let b = FixedBatch::random(&mut rng, fixed_width);
-                let got = b.run(&mut new);
-                let nulls = b.nulls.as_ref();
-                let want: Vec<Chunk> = previous
-                    .chunks_fixed(b.len, b.nullable, nulls, &b.bytes, b.width)
-                    .into_iter()
-                    .map(|c| Chunk {
-                        offset: c.offset,
-                        len: c.len,
-                    })
-                    .collect();
-                chunks += got.len();
-                assert_eq!(got, want, "{context}");
-            } else {
-                let b = LeveledBatch::random(&mut rng, fixed_width, kind);
-                let got = b.run(&mut new);
-                let want: Vec<LeveledChunk> = previous
-                    .chunks_leveled(
-                        &b.def,
-                        &b.rep,
-                        b.max_def,
-                        b.max_rep,
-                        b.slot_level,
-                        b.num_levels,
-                        |i| b.value(i),
-                    )
-                    .into_iter()
-                    .map(|c| LeveledChunk {
-                        level_offset: c.level_offset,
-                        num_levels: c.num_levels,
-                        value_offset: c.value_offset,
-                        num_values: c.num_values,
-                    })
-                    .collect();
-                chunks += got.len();
-                assert_eq!(got, want, "{context}");
-            }
-            calls += 1;
-            let state = (previous.hash, previous.matched, previous.nth_run);
-            let c = new.carry;
-            assert_eq!((c.hash, c.pending, c.run), state, "{context}");
-            assert_eq!(c.size, previous.chunk_size, "{context}");
-        }
-    }
-    assert!(chunks > calls * 2, "{chunks} chunks in {calls} calls");
-    for norm in [-70, -64, -63, -1, 0, 1, 15, 16, 70] {
-        for (min, max) in [(0, 1), (0, 1 << 20), (256 << 10, 1 << 20), (5, 4)] {
-            let o = options(min, max, norm);
-            let a = Chunker::try_new(&o).map(|_| ()).map_err(|e| e.to_string());
-            let b = old::Chunker::try_new(&o)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
-            assert_eq!(a, b, "{o:?}");
-        }
-    }
 }
