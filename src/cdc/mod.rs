@@ -20,6 +20,8 @@ mod gear;
 mod leveled;
 
 #[cfg(test)]
+mod cases;
+#[cfg(test)]
 mod model;
 #[cfg(test)]
 mod tests;
