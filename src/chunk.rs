@@ -3,10 +3,10 @@
 //!
 //! In memory, pages live in a few large blocks (growing from 64 KiB to 8 MiB),
 //! recorded as ranges, so a column chunk costs a handful of allocations however
-//! many pages it has. PLAIN values are even written straight into the block, at
-//! the place their page will occupy: room is left in front for the page header
-//! (and levels), filled in when the page is cut, so the values are never
-//! copied between the encoder and the page.
+//! many pages it has. A block can be lent out for a page to be written at its
+//! end (PLAIN values straight where their page will stay, with room left in
+//! front for the page header and levels) and taken back with that page in it,
+//! so those values are never copied on their way into the chunk.
 //!
 //! With a user's [`PageStore`], each page is handed over as a `Bytes` view cut
 //! from a bulk `BytesMut` block.
@@ -81,8 +81,8 @@ enum Stored {
     Key(PageKey, usize),
 }
 
-/// The page being built straight in the current block: `reserve` bytes of
-/// room for its header and levels at `start`, then its values.
+/// A page at the end of a block: `reserve` bytes of room for its header and
+/// levels at `start`, then its values.
 #[derive(Debug, Clone, Copy)]
 struct OpenPage {
     start: usize,
@@ -93,7 +93,8 @@ struct OpenPage {
 pub(crate) struct PageSink {
     /// In-memory blocks; never reallocated once created.
     blocks: Vec<Vec<u8>>,
-    open: Option<OpenPage>,
+    /// The slot of the block lent out (empty until it comes back).
+    lent: Option<usize>,
     next_block: usize,
     /// With a user's page store: the bulk buffer pages are cut from.
     store: Option<(Box<dyn PageStore>, BytesMut)>,
@@ -121,7 +122,7 @@ impl PageSink {
     pub(crate) fn new(store: Option<Box<dyn PageStore>>) -> Self {
         Self {
             blocks: Vec::new(),
-            open: None,
+            lent: None,
             next_block: FIRST_BLOCK,
             store: store.map(|s| (s, BytesMut::new())),
             pages: Vec::new(),
@@ -153,70 +154,82 @@ impl PageSink {
         self.blocks.last_mut().unwrap()
     }
 
-    /// Whether values can be written straight into the page's final place.
+    /// Whether a page's values can be written straight into its final place
+    /// (in-memory pages: see [`Self::lend_block`]).
     pub(crate) fn direct(&self) -> bool {
         self.store.is_none()
     }
 
-    /// The buffer to append `additional` bytes of the open page's values to,
-    /// opening a page with `reserve` bytes of room for its header and levels
-    /// if none is open. In-memory sinks only (see [`Self::direct`]).
-    pub(crate) fn values_buffer(&mut self, reserve: usize, additional: usize) -> &mut Vec<u8> {
-        debug_assert!(self.direct());
-        match self.open {
-            None => {
-                let block = self.block_with_room(reserve + additional);
-                let start = block.len();
-                block.resize(start + reserve, 0);
-                self.open = Some(OpenPage { start, reserve });
-            }
-            Some(open) => {
-                let last = self.blocks.len() - 1;
-                let (cap, len) = (self.blocks[last].capacity(), self.blocks[last].len());
-                if cap - len < additional {
-                    // Move the open page to a fresh block with room to grow.
-                    let size = next_block_size(&mut self.next_block, len - open.start + additional);
-                    let mut fresh = Vec::with_capacity(size);
-                    advise_huge_pages(fresh.as_mut_ptr(), fresh.capacity());
-                    fresh.extend_from_slice(&self.blocks[last][open.start..]);
-                    self.blocks[last].truncate(open.start);
-                    if self.blocks[last].is_empty() {
-                        self.blocks[last] = Vec::new();
-                    }
-                    self.blocks.push(fresh);
-                    self.open = Some(OpenPage {
-                        start: 0,
-                        reserve: open.reserve,
-                    });
-                }
-            }
+    /// Whether a block is lent out.
+    pub(crate) fn has_lent_block(&self) -> bool {
+        self.lent.is_some()
+    }
+
+    /// Lends the current block, or a new one, with at least `room` bytes free
+    /// at its end, for a page to be written there. It comes back with
+    /// [`Self::return_block`] or [`Self::return_block_with_page`]; meanwhile
+    /// it is the borrower's (and counted in its memory). In-memory sinks only.
+    pub(crate) fn lend_block(&mut self, room: usize) -> Result<Vec<u8>> {
+        if self.lent.is_some() {
+            return Err(internal("a block is already lent"));
         }
-        self.blocks.last_mut().unwrap()
+        self.block_with_room(room);
+        let index = self.blocks.len() - 1;
+        self.lent = Some(index);
+        Ok(std::mem::take(&mut self.blocks[index]))
     }
 
-    /// The values written so far into the open page (empty if none is open).
-    pub(crate) fn open_values(&self) -> &[u8] {
-        match self.open {
-            Some(open) => &self.blocks.last().unwrap()[open.start + open.reserve..],
-            None => &[],
-        }
+    /// Lends a new block of at least `room` bytes in place of the lent one:
+    /// `move_page` gets the new block, moves the page being written into it
+    /// and returns the old block without it, which is taken back (and freed
+    /// if nothing else is in it).
+    pub(crate) fn replace_lent_block(
+        &mut self,
+        room: usize,
+        move_page: impl FnOnce(Vec<u8>) -> Vec<u8>,
+    ) -> Result<()> {
+        let index = self.lent.ok_or_else(|| internal("no block is lent"))?;
+        let size = next_block_size(&mut self.next_block, room);
+        let mut fresh = Vec::with_capacity(size);
+        advise_huge_pages(fresh.as_mut_ptr(), fresh.capacity());
+        let old = move_page(fresh);
+        self.blocks[index] = if old.is_empty() { Vec::new() } else { old };
+        self.blocks.push(Vec::new());
+        self.lent = Some(self.blocks.len() - 1);
+        Ok(())
     }
 
-    /// Whether a page is being built in place.
-    pub(crate) fn has_open_page(&self) -> bool {
-        self.open.is_some()
-    }
-
-    /// Finishes the open page: `prefix` (header, levels) goes right in front
-    /// of its values. Returns the page's write-order offset and length.
-    pub(crate) fn close_open_page(&mut self, prefix: &[&[u8]]) -> Result<(u64, usize)> {
-        let open = self
-            .open
+    /// Takes the lent block back, as it is (no page added to it).
+    pub(crate) fn return_block(&mut self, block: Vec<u8>) -> Result<()> {
+        let index = self
+            .lent
             .take()
-            .ok_or_else(|| ParquetError::General("no open page".into()))?;
+            .ok_or_else(|| internal("no block is lent"))?;
+        self.blocks[index] = block;
+        Ok(())
+    }
+
+    /// Takes the lent block back with a page at its end: from `page_start`,
+    /// `headroom` free bytes, then the page's values. `prefix` (header,
+    /// levels) is written right in front of the values, shifting them if the
+    /// headroom is too small. Returns the page's write-order offset and length.
+    pub(crate) fn return_block_with_page(
+        &mut self,
+        block: Vec<u8>,
+        page_start: usize,
+        headroom: usize,
+        prefix: &[&[u8]],
+    ) -> Result<(u64, usize)> {
+        let mut block_index = self
+            .lent
+            .take()
+            .ok_or_else(|| internal("no block is lent"))?;
+        self.blocks[block_index] = block;
+        let mut open = OpenPage {
+            start: page_start,
+            reserve: headroom,
+        };
         let prefix_len: usize = prefix.iter().map(|p| p.len()).sum();
-        let mut block_index = self.blocks.len() - 1;
-        let mut open = open;
         if prefix_len > open.reserve {
             // Not enough room: shift the values right.
             let shift = prefix_len - open.reserve;
@@ -257,17 +270,9 @@ impl PageSink {
         Ok((offset, len))
     }
 
-    /// Drops the open page (its values were encoded elsewhere, e.g. compressed).
-    pub(crate) fn discard_open_page(&mut self) {
-        if let Some(open) = self.open.take() {
-            self.blocks.last_mut().unwrap().truncate(open.start);
-        }
-    }
-
     /// Stores a page (the concatenation of `parts`: header, then body);
     /// returns its write-order offset.
     pub(crate) fn push(&mut self, parts: &[&[u8]], dictionary: bool) -> Result<u64> {
-        debug_assert!(self.open.is_none());
         let offset = self.length as u64;
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let header = parts.first().map_or(0, |h| h.len());
@@ -319,6 +324,11 @@ impl PageSink {
                 .as_ref()
                 .map_or(0, |(s, _)| s.memory_size() + self.store_block)
     }
+}
+
+/// An internal error: the sink was used out of order.
+fn internal(what: &str) -> ParquetError {
+    ParquetError::General(format!("column chunk pages: {what}"))
 }
 
 /// A finished column chunk: its pages and its `ColumnCloseResult`.
