@@ -7,12 +7,14 @@
 //! * [`fallback`]: PLAIN, BYTE_STREAM_SPLIT and DELTA_BYTE_ARRAY ([`delta`]).
 //! * [`block`]: the block a PLAIN page's values are written into, in place.
 //! * [`min_max`]: page min/max in each column's order; [`bloom`]: the bloom filter.
-//! * [`rle`]: the RLE / bit-packing hybrid, for levels and dictionary indices.
+//! * [`rle`]: the RLE / bit-packing hybrid, for levels and dictionary indices
+//!   ([`bitpack`]: bit packing and varints).
 //!
 //! Every encoder takes values as one contiguous byte slice, `width` bytes per
 //! value, already in their Parquet form. No value is ever boxed or allocated
 //! on its own.
 
+pub(crate) mod bitpack;
 pub(crate) mod block;
 pub(crate) mod bloom;
 pub(crate) mod delta;

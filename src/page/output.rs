@@ -36,6 +36,29 @@ pub(crate) struct DataPageHead<'a> {
     pub statistics: Option<PageStatistics<'a>>,
 }
 
+impl<'a> DataPageHead<'a> {
+    /// The header's page type and fields, for a page `compressed` or not.
+    fn into_kind(self, version: WriterVersion, compressed: bool) -> PageKind<'a> {
+        match version {
+            WriterVersion::PARQUET_1_0 => PageKind::DataV1 {
+                num_values: self.num_levels as i32,
+                encoding: self.encoding,
+                statistics: self.statistics,
+            },
+            WriterVersion::PARQUET_2_0 => PageKind::DataV2 {
+                num_values: self.num_levels as i32,
+                num_nulls: self.num_nulls as u32 as i32,
+                num_rows: self.num_rows as i32,
+                encoding: self.encoding,
+                def_levels_len: (self.levels.len() - self.rep_len) as i32,
+                rep_levels_len: self.rep_len as i32,
+                is_compressed: compressed,
+                statistics: self.statistics,
+            },
+        }
+    }
+}
+
 /// Compresses pages, writes their headers and stores them.
 pub(crate) struct PageOutput {
     codec: Option<Box<dyn Codec>>,
@@ -133,23 +156,7 @@ impl PageOutput {
             (true, WriterVersion::PARQUET_1_0) => self.compressed.len(),
             (true, WriterVersion::PARQUET_2_0) => levels.len() + self.compressed.len(),
         };
-        let kind = match s.version {
-            WriterVersion::PARQUET_1_0 => PageKind::DataV1 {
-                num_values: head.num_levels as i32,
-                encoding: head.encoding,
-                statistics: head.statistics,
-            },
-            WriterVersion::PARQUET_2_0 => PageKind::DataV2 {
-                num_values: head.num_levels as i32,
-                num_nulls: head.num_nulls as u32 as i32,
-                num_rows: head.num_rows as i32,
-                encoding: head.encoding,
-                def_levels_len: (levels.len() - head.rep_len) as i32,
-                rep_levels_len: head.rep_len as i32,
-                is_compressed: compressed,
-                statistics: head.statistics,
-            },
-        };
+        let kind = head.into_kind(s.version, compressed);
         self.header.clear();
         write_page_header(
             &mut self.header,
