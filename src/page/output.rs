@@ -127,12 +127,13 @@ impl PageOutput {
             {
                 self.spare = unused;
             }
-        } else if let Some(block) = encoder.page_block() {
-            if self.sink.has_lent_block() && block.room() < need {
-                let room = block.page_len() + need;
-                self.sink
-                    .replace_lent_block(room, |fresh| encoder.move_page_block(fresh))?;
-            }
+        } else if let Some(block) = encoder.page_block()
+            && self.sink.has_lent_block()
+            && block.room() < need
+        {
+            let room = block.page_len() + need;
+            self.sink
+                .replace_lent_block(room, |fresh| encoder.move_page_block(fresh))?;
         }
         Ok(())
     }
