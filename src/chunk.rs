@@ -3,27 +3,26 @@
 //!
 //! In memory, pages live in a few large blocks (growing from 64 KiB to 8 MiB),
 //! recorded as ranges, so a column chunk costs a handful of allocations however
-//! many pages it has. PLAIN values are even written straight into the block, at
-//! the place their page will occupy: room is left in front for the page header
-//! (and levels), filled in when the page is cut, so the values are never
-//! copied between the encoder and the page.
+//! many pages it has. A block can be lent out for a page to be written at its
+//! end (PLAIN values straight where their page will stay, with room left in
+//! front for the page header and levels) and taken back with that page in it,
+//! so those values are never copied on their way into the chunk.
 //!
 //! With a user's [`PageStore`], each page is handed over as a `Bytes` view cut
 //! from a bulk `BytesMut` block.
 //!
 //! As in `parquet`, the dictionary page is produced last but written first:
 //! offsets are recorded in write order and moved with
-//! [`ColumnCloseResult::update_dictionary_location`] when the chunk is spliced
-//! through [`SerializedRowGroupWriter::append_column`].
+//! [`ColumnCloseResult::update_dictionary_location`](parquet::column::writer::ColumnCloseResult::update_dictionary_location) when the chunk is spliced
+//! through [`SerializedRowGroupWriter::append_column`](parquet::file::writer::SerializedRowGroupWriter::append_column) ([`splice`]).
 
-use bytes::{Bytes, BytesMut};
+mod splice;
+
+pub(crate) use splice::FlbaChunk;
+
+use bytes::BytesMut;
 use parquet::arrow::arrow_writer::{PageKey, PageStore};
-use parquet::column::writer::ColumnCloseResult;
 use parquet::errors::{ParquetError, Result};
-use parquet::file::reader::{ChunkReader, Length};
-use parquet::file::writer::SerializedRowGroupWriter;
-use std::io::{Read, Write};
-use std::sync::Mutex;
 
 const FIRST_BLOCK: usize = 64 * 1024;
 const MAX_BLOCK: usize = 8 * 1024 * 1024;
@@ -81,8 +80,8 @@ enum Stored {
     Key(PageKey, usize),
 }
 
-/// The page being built straight in the current block: `reserve` bytes of
-/// room for its header and levels at `start`, then its values.
+/// A page at the end of a block: `reserve` bytes of room for its header and
+/// levels at `start`, then its values.
 #[derive(Debug, Clone, Copy)]
 struct OpenPage {
     start: usize,
@@ -93,7 +92,8 @@ struct OpenPage {
 pub(crate) struct PageSink {
     /// In-memory blocks; never reallocated once created.
     blocks: Vec<Vec<u8>>,
-    open: Option<OpenPage>,
+    /// The slot of the block lent out (empty until it comes back).
+    lent: Option<usize>,
     next_block: usize,
     /// With a user's page store: the bulk buffer pages are cut from.
     store: Option<(Box<dyn PageStore>, BytesMut)>,
@@ -121,7 +121,7 @@ impl PageSink {
     pub(crate) fn new(store: Option<Box<dyn PageStore>>) -> Self {
         Self {
             blocks: Vec::new(),
-            open: None,
+            lent: None,
             next_block: FIRST_BLOCK,
             store: store.map(|s| (s, BytesMut::new())),
             pages: Vec::new(),
@@ -153,70 +153,82 @@ impl PageSink {
         self.blocks.last_mut().unwrap()
     }
 
-    /// Whether values can be written straight into the page's final place.
+    /// Whether a page's values can be written straight into its final place
+    /// (in-memory pages: see [`Self::lend_block`]).
     pub(crate) fn direct(&self) -> bool {
         self.store.is_none()
     }
 
-    /// The buffer to append `additional` bytes of the open page's values to,
-    /// opening a page with `reserve` bytes of room for its header and levels
-    /// if none is open. In-memory sinks only (see [`Self::direct`]).
-    pub(crate) fn values_buffer(&mut self, reserve: usize, additional: usize) -> &mut Vec<u8> {
-        debug_assert!(self.direct());
-        match self.open {
-            None => {
-                let block = self.block_with_room(reserve + additional);
-                let start = block.len();
-                block.resize(start + reserve, 0);
-                self.open = Some(OpenPage { start, reserve });
-            }
-            Some(open) => {
-                let last = self.blocks.len() - 1;
-                let (cap, len) = (self.blocks[last].capacity(), self.blocks[last].len());
-                if cap - len < additional {
-                    // Move the open page to a fresh block with room to grow.
-                    let size = next_block_size(&mut self.next_block, len - open.start + additional);
-                    let mut fresh = Vec::with_capacity(size);
-                    advise_huge_pages(fresh.as_mut_ptr(), fresh.capacity());
-                    fresh.extend_from_slice(&self.blocks[last][open.start..]);
-                    self.blocks[last].truncate(open.start);
-                    if self.blocks[last].is_empty() {
-                        self.blocks[last] = Vec::new();
-                    }
-                    self.blocks.push(fresh);
-                    self.open = Some(OpenPage {
-                        start: 0,
-                        reserve: open.reserve,
-                    });
-                }
-            }
+    /// Whether a block is lent out.
+    pub(crate) fn has_lent_block(&self) -> bool {
+        self.lent.is_some()
+    }
+
+    /// Lends the current block, or a new one, with at least `room` bytes free
+    /// at its end, for a page to be written there. It comes back with
+    /// [`Self::return_block`] or [`Self::return_block_with_page`]; meanwhile
+    /// it is the borrower's (and counted in its memory). In-memory sinks only.
+    pub(crate) fn lend_block(&mut self, room: usize) -> Result<Vec<u8>> {
+        if self.lent.is_some() {
+            return Err(internal("a block is already lent"));
         }
-        self.blocks.last_mut().unwrap()
+        self.block_with_room(room);
+        let index = self.blocks.len() - 1;
+        self.lent = Some(index);
+        Ok(std::mem::take(&mut self.blocks[index]))
     }
 
-    /// The values written so far into the open page (empty if none is open).
-    pub(crate) fn open_values(&self) -> &[u8] {
-        match self.open {
-            Some(open) => &self.blocks.last().unwrap()[open.start + open.reserve..],
-            None => &[],
-        }
+    /// Lends a new block of at least `room` bytes in place of the lent one:
+    /// `move_page` gets the new block, moves the page being written into it
+    /// and returns the old block without it, which is taken back (and freed
+    /// if nothing else is in it).
+    pub(crate) fn replace_lent_block(
+        &mut self,
+        room: usize,
+        move_page: impl FnOnce(Vec<u8>) -> Vec<u8>,
+    ) -> Result<()> {
+        let index = self.lent.ok_or_else(|| internal("no block is lent"))?;
+        let size = next_block_size(&mut self.next_block, room);
+        let mut fresh = Vec::with_capacity(size);
+        advise_huge_pages(fresh.as_mut_ptr(), fresh.capacity());
+        let old = move_page(fresh);
+        self.blocks[index] = if old.is_empty() { Vec::new() } else { old };
+        self.blocks.push(Vec::new());
+        self.lent = Some(self.blocks.len() - 1);
+        Ok(())
     }
 
-    /// Whether a page is being built in place.
-    pub(crate) fn has_open_page(&self) -> bool {
-        self.open.is_some()
-    }
-
-    /// Finishes the open page: `prefix` (header, levels) goes right in front
-    /// of its values. Returns the page's write-order offset and length.
-    pub(crate) fn close_open_page(&mut self, prefix: &[&[u8]]) -> Result<(u64, usize)> {
-        let open = self
-            .open
+    /// Takes the lent block back, as it is (no page added to it).
+    pub(crate) fn return_block(&mut self, block: Vec<u8>) -> Result<()> {
+        let index = self
+            .lent
             .take()
-            .ok_or_else(|| ParquetError::General("no open page".into()))?;
+            .ok_or_else(|| internal("no block is lent"))?;
+        self.blocks[index] = block;
+        Ok(())
+    }
+
+    /// Takes the lent block back with a page at its end: from `page_start`,
+    /// `headroom` free bytes, then the page's values. `prefix` (header,
+    /// levels) is written right in front of the values, shifting them if the
+    /// headroom is too small. Returns the page's write-order offset and length.
+    pub(crate) fn return_block_with_page(
+        &mut self,
+        block: Vec<u8>,
+        page_start: usize,
+        headroom: usize,
+        prefix: &[&[u8]],
+    ) -> Result<(u64, usize)> {
+        let mut block_index = self
+            .lent
+            .take()
+            .ok_or_else(|| internal("no block is lent"))?;
+        self.blocks[block_index] = block;
+        let mut open = OpenPage {
+            start: page_start,
+            reserve: headroom,
+        };
         let prefix_len: usize = prefix.iter().map(|p| p.len()).sum();
-        let mut block_index = self.blocks.len() - 1;
-        let mut open = open;
         if prefix_len > open.reserve {
             // Not enough room: shift the values right.
             let shift = prefix_len - open.reserve;
@@ -257,17 +269,9 @@ impl PageSink {
         Ok((offset, len))
     }
 
-    /// Drops the open page (its values were encoded elsewhere, e.g. compressed).
-    pub(crate) fn discard_open_page(&mut self) {
-        if let Some(open) = self.open.take() {
-            self.blocks.last_mut().unwrap().truncate(open.start);
-        }
-    }
-
     /// Stores a page (the concatenation of `parts`: header, then body);
     /// returns its write-order offset.
     pub(crate) fn push(&mut self, parts: &[&[u8]], dictionary: bool) -> Result<u64> {
-        debug_assert!(self.open.is_none());
         let offset = self.length as u64;
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let header = parts.first().map_or(0, |h| h.len());
@@ -321,151 +325,7 @@ impl PageSink {
     }
 }
 
-/// A finished column chunk: its pages and its `ColumnCloseResult`.
-pub(crate) struct FlbaChunk {
-    pub(crate) sink: PageSink,
-    pub(crate) close: ColumnCloseResult,
-}
-
-impl FlbaChunk {
-    /// Writes the chunk into `writer`, dictionary page first.
-    pub(crate) fn append_to_row_group<W: Write + Send>(
-        self,
-        writer: &mut SerializedRowGroupWriter<'_, W>,
-    ) -> Result<()> {
-        let close = self
-            .close
-            .update_dictionary_location(self.sink.dictionary_len)?;
-        let len = self.sink.length as u64;
-        let reader = SpliceReader {
-            pages: Mutex::new(Some(self.sink)),
-            len,
-        };
-        writer.append_column(&reader, close)
-    }
-}
-
-/// Presents a chunk's pages, in file order, to `append_column`.
-struct SpliceReader {
-    pages: Mutex<Option<PageSink>>,
-    len: u64,
-}
-
-impl Length for SpliceReader {
-    fn len(&self) -> u64 {
-        self.len
-    }
-}
-
-impl ChunkReader for SpliceReader {
-    type T = PageStream;
-
-    fn get_read(&self, start: u64) -> Result<PageStream> {
-        if start != 0 {
-            return Err(ParquetError::General(format!(
-                "column chunk pages can only be read from the start, not from offset {start}"
-            )));
-        }
-        let sink = self
-            .pages
-            .lock()
-            .map_err(|_| ParquetError::General("column chunk lock poisoned".into()))?
-            .take()
-            .ok_or_else(|| ParquetError::General("column chunk already spliced".into()))?;
-        let mut order = sink.dictionary;
-        order.extend(sink.pages);
-        Ok(PageStream {
-            blocks: sink.blocks,
-            store: sink.store.map(|(s, _)| s),
-            pages: order.into_iter(),
-            current: None,
-            block: 0,
-            pos: 0,
-            split: 0,
-            end: 0,
-        })
-    }
-
-    fn get_bytes(&self, _start: u64, _length: usize) -> Result<Bytes> {
-        Err(ParquetError::General(
-            "column chunk pages are streamed, not read at random".into(),
-        ))
-    }
-}
-
-/// Streams pages out of memory or the page store, one at a time.
-///
-/// Each page is handed out as `parquet` hands its pages to the file writer:
-/// the header, then the body, each as one `write_all`. Through
-/// `append_column`'s `io::copy` (an 8 KiB buffer) a blob longer than the
-/// buffer is handed out as its remainder first, then whole buffers, so the
-/// file writer's `BufWriter` is left holding exactly what `parquet` leaves in
-/// it (what `AsyncArrowWriter` sees when it takes the written bytes).
-struct PageStream {
-    blocks: Vec<Vec<u8>>,
-    store: Option<Box<dyn PageStore>>,
-    pages: std::vec::IntoIter<Stored>,
-    /// The current page from the store (else from `blocks[block]`).
-    current: Option<Bytes>,
-    block: usize,
-    pos: usize,
-    split: usize,
-    end: usize,
-}
-
-impl Read for PageStream {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        loop {
-            if self.pos < self.end {
-                let blob_end = if self.pos < self.split {
-                    self.split
-                } else {
-                    self.end
-                };
-                let rest = blob_end - self.pos;
-                let k = buf.len();
-                let n = if rest > k && !rest.is_multiple_of(k) {
-                    rest % k
-                } else {
-                    rest.min(k)
-                };
-                let src = match &self.current {
-                    Some(b) => &b[self.pos..self.pos + n],
-                    None => &self.blocks[self.block][self.pos..self.pos + n],
-                };
-                buf[..n].copy_from_slice(src);
-                self.pos += n;
-                return Ok(n);
-            }
-            match self.pages.next() {
-                None => return Ok(0),
-                Some(Stored::Range {
-                    block,
-                    start,
-                    header,
-                    end,
-                }) => {
-                    self.current = None;
-                    self.block = block;
-                    self.pos = start;
-                    self.split = start + header;
-                    self.end = end;
-                }
-                Some(Stored::Key(key, header)) => {
-                    let store = self
-                        .store
-                        .as_mut()
-                        .ok_or_else(|| std::io::Error::other("page key without a page store"))?;
-                    let bytes = store.take(key).map_err(std::io::Error::other)?;
-                    self.pos = 0;
-                    self.split = header.min(bytes.len());
-                    self.end = bytes.len();
-                    self.current = Some(bytes);
-                }
-            }
-        }
-    }
+/// An internal error: the sink was used out of order.
+fn internal(what: &str) -> ParquetError {
+    ParquetError::General(format!("column chunk pages: {what}"))
 }

@@ -5,7 +5,8 @@
 //! the suffix lengths, DELTA_BINARY_PACKED, then the suffix bytes). The previous
 //! value is forgotten at every page boundary.
 
-use super::rle::{num_required_bits, write_uleb128, write_zigzag};
+use super::bitpack::{pack_bits, write_uleb128, write_zigzag};
+use super::rle::num_required_bits;
 use parquet::file::properties::DeltaBinaryPackedEncoderOptions;
 
 /// DELTA_BINARY_PACKED encoder for 32-bit integers, streaming across calls.
@@ -128,7 +129,7 @@ impl DeltaBinaryPackedI32 {
             self.scratch
                 .extend(mini.iter().map(|&d| d.wrapping_sub(min) as u32));
             self.scratch.resize(self.mini_block_size, 0);
-            super::rle::pack_bits(&mut self.blocks, &self.scratch, width);
+            pack_bits(&mut self.blocks, &self.scratch, width);
             remaining -= n;
         }
         self.deltas.clear();

@@ -66,6 +66,11 @@ impl Dictionary {
         &self.values
     }
 
+    /// The distinct values, concatenated in key order, without the table.
+    pub(crate) fn into_values(self) -> Vec<u8> {
+        self.values
+    }
+
     fn bit_width(&self) -> u8 {
         num_required_bits(self.len.saturating_sub(1) as u64)
     }

@@ -2,7 +2,7 @@
 //! 60.1 writes them: optional fields only when present, in field-id order,
 //! `is_sorted` / `is_compressed` / exactness flags always written.
 
-use crate::encoding::rle::{write_uleb128, write_zigzag};
+use crate::encoding::bitpack::{write_uleb128, write_zigzag};
 use parquet::basic::Encoding;
 
 const TYPE_TRUE: u8 = 1;

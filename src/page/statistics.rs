@@ -1,258 +1,98 @@
-//! Min/max statistics over fixed-width Parquet values, in the order `parquet`
-//! 60.1 uses for each kind of column, and the truncation rules for binary
-//! statistics.
-//!
-//! * FixedSizeBinary / UUID: unsigned lexicographic bytes.
-//! * Decimals: signed big-endian two's complement (all values have the column's
-//!   width, so this is an unsigned compare with the sign bit flipped).
-//! * Float16: IEEE 754 total order on the little-endian bits; NaNs are skipped
-//!   unless every value is NaN, and counted.
-//! * Intervals: no min/max at all.
+//! Statistics as they are written: page header statistics and chunk
+//! statistics, with binary min/max truncated as `parquet` 60.1 truncates them
+//! (page headers, the column index and chunk statistics).
 
-use crate::values::ValueOrder;
-use crate::values::order::{f16_is_nan, f16_key, f16_total_key};
-use std::cmp::Ordering;
+use super::header::PageStatistics;
+use super::settings::ColumnSettings;
+use crate::encoding::min_max::MinMax;
+use parquet::data_type::FixedLenByteArray;
+use parquet::file::statistics::{Statistics, ValueStatistics};
 
-/// The running min and max of a page or a chunk, as Parquet bytes.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct MinMax {
+/// A data page header's min/max, truncated like chunk statistics.
+#[derive(Debug)]
+pub(crate) struct HeaderMinMax {
     min: Vec<u8>,
     max: Vec<u8>,
-    set: bool,
+    min_exact: bool,
+    max_exact: bool,
+    nan_count: Option<i64>,
 }
 
-impl MinMax {
-    /// True once a value has been seen.
-    pub(crate) fn is_set(&self) -> bool {
-        self.set
-    }
-
-    pub(crate) fn min(&self) -> Option<&[u8]> {
-        self.set.then_some(self.min.as_slice())
-    }
-
-    pub(crate) fn max(&self) -> Option<&[u8]> {
-        self.set.then_some(self.max.as_slice())
-    }
-
-    /// Forgets the values, keeping the buffers.
-    pub(crate) fn clear(&mut self) {
-        self.set = false;
-    }
-
-    /// Folds a batch's (or page's) min and max in, with `parquet`'s NaN rules:
-    /// a NaN never replaces a number, a number always replaces a NaN.
-    pub(crate) fn update(&mut self, order: ValueOrder, min: &[u8], max: &[u8]) {
-        if !self.set {
-            self.min.clear();
-            self.min.extend_from_slice(min);
-            self.max.clear();
-            self.max.extend_from_slice(max);
-            self.set = true;
-            return;
-        }
-        if replaces(order, &self.min, min, Ordering::Greater) {
-            self.min.clear();
-            self.min.extend_from_slice(min);
-        }
-        if replaces(order, &self.max, max, Ordering::Less) {
-            self.max.clear();
-            self.max.extend_from_slice(max);
-        }
-    }
-
-    /// Folds another min/max in.
-    pub(crate) fn merge(&mut self, order: ValueOrder, other: &MinMax) {
-        if other.set {
-            self.update(order, &other.min, &other.max);
-        }
-    }
-}
-
-/// Whether `val` replaces `cur`, where it replaces when `cur.cmp(val) == when`.
-#[inline]
-fn replaces(order: ValueOrder, cur: &[u8], val: &[u8], when: Ordering) -> bool {
-    match (order.is_nan(cur), order.is_nan(val)) {
-        (false, true) => false,
-        (true, false) => true,
-        _ => order.cmp(cur, val) == when,
-    }
-}
-
-/// Min, max and NaN count of a batch of values (`width` bytes each), or None
-/// for an empty batch. Returns the positions of the min and max values.
-pub(crate) fn batch_min_max(
-    order: ValueOrder,
-    values: &[u8],
-    width: usize,
-) -> Option<(usize, usize, u64)> {
-    if values.is_empty() || width == 0 {
-        return None;
-    }
-    match order {
-        ValueOrder::Undefined => None,
-        ValueOrder::Float16 => float16_min_max(values),
-        ValueOrder::Unsigned | ValueOrder::Signed => {
-            let flip = order == ValueOrder::Signed;
-            macro_rules! fixed {
-                ($($w:literal)*) => {
-                    match width {
-                        $($w => min_max_fixed::<$w>(values, flip),)*
-                        _ => min_max_slices(order, values, width),
-                    }
-                };
+impl HeaderMinMax {
+    /// The header min/max of a page with `min_max` (and, for Float16, `nans`),
+    /// if it has any.
+    pub(crate) fn new(s: &ColumnSettings, min_max: &MinMax, nans: Option<u64>) -> Option<Self> {
+        let (min, max) = min_max.min().zip(min_max.max())?;
+        Some(if s.truncatable {
+            let (min, min_t) = truncate_min(min, s.statistics_truncate_length);
+            let (max, max_t) = truncate_max(max, s.statistics_truncate_length);
+            Self {
+                min,
+                max,
+                min_exact: !min_t,
+                max_exact: !max_t,
+                nan_count: None,
             }
-            let (lo, hi) = fixed!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
-            Some((lo, hi, 0))
+        } else {
+            Self {
+                min: min.to_vec(),
+                max: max.to_vec(),
+                min_exact: true,
+                max_exact: true,
+                nan_count: nans.map(|n| n as i64),
+            }
+        })
+    }
+
+    /// The header statistics of a page with `null_count` nulls.
+    pub(crate) fn with_nulls(&self, null_count: u64) -> PageStatistics<'_> {
+        PageStatistics {
+            null_count: null_count as i64,
+            min: &self.min,
+            max: &self.max,
+            min_exact: self.min_exact,
+            max_exact: self.max_exact,
+            nan_count: self.nan_count,
         }
     }
 }
 
-/// Min/max positions of `W`-byte values, compared as big-endian integers
-/// (with the sign bit flipped for signed order).
-#[inline(never)]
-fn min_max_fixed<const W: usize>(values: &[u8], flip: bool) -> (usize, usize) {
-    let (chunks, _) = values.as_chunks::<W>();
-    if W <= 8 {
-        min_max_by_key(chunks, |v| key_u64::<W>(v, flip))
-    } else if W <= 16 {
-        min_max_prefiltered(chunks, flip, |v| key_u128::<W>(v, flip))
-    } else {
-        min_max_prefiltered(chunks, flip, |v| key_u256::<W>(v, flip))
-    }
-}
-
-/// [`min_max_by_key`] for values wider than eight bytes: a value whose first
-/// eight bytes (as a key) lie strictly between those of the current minimum
-/// and maximum cannot replace either, so the full key is built only for the
-/// few values that might.
-#[inline(always)]
-fn min_max_prefiltered<const W: usize, K: Ord + Copy>(
-    values: &[[u8; W]],
-    flip: bool,
-    key: impl Fn(&[u8; W]) -> K,
-) -> (usize, usize) {
-    let head = |v: &[u8; W]| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&v[..8]);
-        u64::from_be_bytes(b) ^ ((flip as u64) << 63)
+/// The column chunk's statistics: min/max (truncated where allowed), null,
+/// distinct and NaN counts.
+pub(crate) fn chunk_statistics(
+    s: &ColumnSettings,
+    min_max: &MinMax,
+    distinct_count: Option<u64>,
+    nulls: u64,
+    nans: Option<u64>,
+) -> Statistics {
+    let flba = |v: Vec<u8>| FixedLenByteArray::from(v);
+    let statistics = match min_max.min().zip(min_max.max()) {
+        Some((min, max)) if s.truncatable => {
+            let (min, min_t) = truncate_min(min, s.statistics_truncate_length);
+            let (max, max_t) = truncate_max(max, s.statistics_truncate_length);
+            ValueStatistics::new(
+                Some(flba(min)),
+                Some(flba(max)),
+                distinct_count,
+                Some(nulls),
+                false,
+            )
+            .with_backwards_compatible_min_max(s.signed)
+            .with_max_is_exact(!max_t)
+            .with_min_is_exact(!min_t)
+        }
+        _ => ValueStatistics::new(
+            min_max.min().map(|v| flba(v.to_vec())),
+            min_max.max().map(|v| flba(v.to_vec())),
+            distinct_count,
+            Some(nulls),
+            false,
+        )
+        .with_nan_count(nans)
+        .with_backwards_compatible_min_max(s.signed),
     };
-    let first = key(&values[0]);
-    let (mut min, mut max) = (first, first);
-    let (mut min_head, mut max_head) = (head(&values[0]), head(&values[0]));
-    let (mut min_i, mut max_i) = (0, 0);
-    for (i, v) in values.iter().enumerate().skip(1) {
-        let h = head(v);
-        if h > min_head && h < max_head {
-            continue;
-        }
-        let k = key(v);
-        if k < min {
-            min = k;
-            min_i = i;
-            min_head = h;
-        } else if k > max {
-            max = k;
-            max_i = i;
-            max_head = h;
-        }
-    }
-    (min_i, max_i)
-}
-
-#[inline(always)]
-fn key_u64<const W: usize>(v: &[u8; W], flip: bool) -> u64 {
-    let mut b = [0u8; 8];
-    b[..W].copy_from_slice(v);
-    b[0] ^= (flip as u8) << 7;
-    u64::from_be_bytes(b)
-}
-
-#[inline(always)]
-fn key_u128<const W: usize>(v: &[u8; W], flip: bool) -> u128 {
-    let mut b = [0u8; 16];
-    b[..W].copy_from_slice(v);
-    b[0] ^= (flip as u8) << 7;
-    u128::from_be_bytes(b)
-}
-
-#[inline(always)]
-fn key_u256<const W: usize>(v: &[u8; W], flip: bool) -> (u128, u128) {
-    let mut b = [0u8; 32];
-    b[..W].copy_from_slice(v);
-    b[0] ^= (flip as u8) << 7;
-    let (hi, lo) = b.split_at(16);
-    (
-        u128::from_be_bytes(hi.try_into().unwrap()),
-        u128::from_be_bytes(lo.try_into().unwrap()),
-    )
-}
-
-#[inline(always)]
-fn min_max_by_key<T, K: Ord + Copy>(values: &[T], key: impl Fn(&T) -> K) -> (usize, usize) {
-    let first = key(&values[0]);
-    let (mut min, mut max) = (first, first);
-    let (mut min_i, mut max_i) = (0, 0);
-    for (i, v) in values.iter().enumerate().skip(1) {
-        let k = key(v);
-        if k < min {
-            min = k;
-            min_i = i;
-        } else if k > max {
-            max = k;
-            max_i = i;
-        }
-    }
-    (min_i, max_i)
-}
-
-fn min_max_slices(order: ValueOrder, values: &[u8], width: usize) -> (usize, usize) {
-    let mut chunks = values.chunks_exact(width);
-    let mut min = chunks.next().unwrap();
-    let mut max = min;
-    let (mut min_i, mut max_i) = (0, 0);
-    for (i, v) in chunks.enumerate() {
-        if order.cmp(v, min) == Ordering::Less {
-            min = v;
-            min_i = i + 1;
-        } else if order.cmp(v, max) == Ordering::Greater {
-            max = v;
-            max_i = i + 1;
-        }
-    }
-    (min_i, max_i)
-}
-
-fn float16_min_max(values: &[u8]) -> Option<(usize, usize, u64)> {
-    let (bits, _) = values.as_chunks::<2>();
-    let mut nan_count = 0u64;
-    let mut best: Option<(i16, usize, i16, usize)> = None;
-    for (i, b) in bits.iter().enumerate() {
-        let raw = u16::from_le_bytes(*b);
-        if f16_is_nan(raw) {
-            nan_count += 1;
-            continue;
-        }
-        let k = f16_total_key(raw);
-        match &mut best {
-            None => best = Some((k, i, k, i)),
-            Some((lo, lo_i, hi, hi_i)) => {
-                if k < *lo {
-                    *lo = k;
-                    *lo_i = i;
-                } else if k > *hi {
-                    *hi = k;
-                    *hi_i = i;
-                }
-            }
-        }
-    }
-    if let Some((_, lo_i, _, hi_i)) = best {
-        return Some((lo_i, hi_i, nan_count));
-    }
-    // Every value is NaN: min and max are the extreme NaNs by total order.
-    let (lo_i, hi_i) = min_max_by_key(bits, |v| f16_key(v));
-    Some((lo_i, hi_i, nan_count))
+    Statistics::from(statistics)
 }
 
 /// Truncates a min statistic to `limit` bytes; returns whether it truncated.
@@ -285,64 +125,6 @@ pub(crate) fn truncate_max(value: &[u8], limit: Option<usize>) -> (Vec<u8>, bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng, rngs::StdRng};
-
-    fn naive(order: ValueOrder, values: &[u8], width: usize) -> Option<(Vec<u8>, Vec<u8>, u64)> {
-        let vals: Vec<&[u8]> = values.chunks_exact(width).collect();
-        let nans = vals.iter().filter(|v| order.is_nan(v)).count() as u64;
-        let candidates: Vec<&[u8]> = if vals.iter().all(|v| order.is_nan(v)) {
-            vals.clone()
-        } else {
-            vals.iter().copied().filter(|v| !order.is_nan(v)).collect()
-        };
-        let min = candidates.iter().copied().min_by(|a, b| order.cmp(a, b))?;
-        let max = candidates.iter().copied().max_by(|a, b| order.cmp(a, b))?;
-        Some((min.to_vec(), max.to_vec(), nans))
-    }
-
-    #[test]
-    fn batch_min_max_matches_naive() {
-        let mut rng = StdRng::seed_from_u64(5);
-        for case in 0..3000 {
-            let (order, width) = match case % 3 {
-                0 => (ValueOrder::Unsigned, rng.random_range(1..40)),
-                1 => (ValueOrder::Signed, rng.random_range(1..40)),
-                _ => (ValueOrder::Float16, 2),
-            };
-            let n = rng.random_range(1..50);
-            let values: Vec<u8> = (0..n * width)
-                .map(|_| {
-                    *[0u8, 1, 0x7C, 0x7E, 0x80, 0xFC, 0xFE, 0xFF]
-                        .get(rng.random_range(0..8))
-                        .unwrap()
-                })
-                .collect();
-            let (lo, hi, nans) = batch_min_max(order, &values, width).unwrap();
-            let (nmin, nmax, nnans) = naive(order, &values, width).unwrap();
-            assert_eq!(
-                &values[lo * width..(lo + 1) * width],
-                nmin.as_slice(),
-                "case {case}"
-            );
-            assert_eq!(
-                &values[hi * width..(hi + 1) * width],
-                nmax.as_slice(),
-                "case {case}"
-            );
-            assert_eq!(nans, nnans);
-        }
-    }
-
-    #[test]
-    fn signed_order_is_integer_order() {
-        let vals: [i64; 7] = [i64::MIN, -300, -1, 0, 1, 255, i64::MAX];
-        for a in vals {
-            for b in vals {
-                let (x, y) = (a.to_be_bytes(), b.to_be_bytes());
-                assert_eq!(ValueOrder::Signed.cmp(&x, &y), a.cmp(&b));
-            }
-        }
-    }
 
     #[test]
     fn truncation() {

@@ -1,0 +1,345 @@
+//! [`ColumnEncoder`]: everything about one column's values, between the
+//! value sources and the page builder.
+//!
+//! It pulls each mini-batch's values from a [`ValueSource`], encodes them
+//! (dictionary until it falls back, then PLAIN, BYTE_STREAM_SPLIT or
+//! DELTA_BYTE_ARRAY), folds them into the page's min/max and the bloom
+//! filter, and estimates the sizes the page builder cuts pages by. When a
+//! page is cut, [`ColumnEncoder::flush_data_page`] hands over its encoded
+//! values with that page's min/max; the dictionary page and the bloom filter
+//! are flushed the same way. The encoder owns every buffer it writes: a PLAIN
+//! page's block can be lent to it ([`ColumnEncoder::lend_page_block`]) and
+//! comes back, values in place, when the page is flushed.
+
+use super::block::PageBlock;
+use super::bloom::BloomFilter;
+use super::dictionary::Dictionary;
+use super::fallback::Fallback;
+use super::min_max::{MinMax, batch_min_max};
+use crate::values::{ValueOrder, ValueSource};
+use parquet::basic::{Encoding, LogicalType};
+use parquet::bloom_filter::Sbbf;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::schema::types::ColumnDescPtr;
+
+/// A data page's values, as [`ColumnEncoder::flush_data_page`] hands them over.
+#[derive(Debug)]
+pub(crate) struct DataPageValues<'a> {
+    /// The page encoding.
+    pub encoding: Encoding,
+    /// The encoded values.
+    pub bytes: PageBytes<'a>,
+    /// The page's min and max (unset without statistics or values).
+    pub min_max: &'a MinMax,
+    /// Float16 NaNs seen by the statistics, if any were gathered.
+    pub nan_count: Option<u64>,
+}
+
+/// Where a flushed page's encoded values are.
+#[derive(Debug)]
+pub(crate) enum PageBytes<'a> {
+    /// In the encoder, until its next flush.
+    Encoded(&'a [u8]),
+    /// PLAIN values at the end of their block, handed over with it.
+    Block(PageBlock),
+}
+
+/// The dictionary page's body (the distinct values, PLAIN) and entry count.
+#[derive(Debug)]
+pub(crate) struct DictionaryPage {
+    /// The distinct values, back to back in key order.
+    pub values: Vec<u8>,
+    /// Number of distinct values.
+    pub num_values: usize,
+}
+
+/// Min/max (and Float16 NaN count) of the current page's values.
+#[derive(Debug)]
+struct PageExtremes {
+    order: ValueOrder,
+    width: usize,
+    /// Whether min/max are gathered at all.
+    enabled: bool,
+    float16: bool,
+    current: MinMax,
+    /// The last flushed page's, lent out by `flush_data_page`.
+    flushed: MinMax,
+    nans: Option<u64>,
+}
+
+impl PageExtremes {
+    /// Folds `values` in, given the positions of their min and max if known.
+    fn observe(&mut self, values: &[u8], extremes: Option<(usize, usize)>) {
+        let width = self.width;
+        let found = match extremes {
+            _ if !self.enabled => None,
+            Some((lo, hi)) => Some((lo, hi, 0)),
+            None => batch_min_max(self.order, values, width),
+        };
+        if let Some((lo, hi, nans)) = found {
+            self.current.update(
+                self.order,
+                &values[lo * width..(lo + 1) * width],
+                &values[hi * width..(hi + 1) * width],
+            );
+            if self.float16 {
+                *self.nans.get_or_insert(0) += nans;
+            }
+        }
+    }
+
+    /// Ends the page: its min/max and NaN count; the next page starts empty.
+    fn flush(&mut self) -> (&MinMax, Option<u64>) {
+        std::mem::swap(&mut self.current, &mut self.flushed);
+        self.current.clear();
+        (&self.flushed, self.nans.take())
+    }
+}
+
+/// One column's value encoder.
+#[derive(Debug)]
+pub(crate) struct ColumnEncoder {
+    width: usize,
+    dictionary: Option<Dictionary>,
+    fallback: Fallback,
+    extremes: PageExtremes,
+    bloom: Option<BloomFilter>,
+    /// Values buffered for the current page.
+    num_values: usize,
+    /// Encoded page of the encodings that are not their own buffer.
+    out: Vec<u8>,
+    /// Values converted for encoders that cannot take them in place.
+    scratch: Vec<u8>,
+}
+
+impl ColumnEncoder {
+    /// The encoder of `descr`'s values (ordered by `order`), as `props` set it
+    /// up: dictionary, fallback encoding, statistics, bloom filter.
+    pub(crate) fn try_new(
+        descr: &ColumnDescPtr,
+        props: &WriterProperties,
+        order: ValueOrder,
+    ) -> Result<Self> {
+        let path = descr.path();
+        let width = descr.type_length().max(0) as usize;
+        let fallback_encoding = props
+            .encoding(path)
+            .unwrap_or(match props.writer_version() {
+                WriterVersion::PARQUET_1_0 => Encoding::PLAIN,
+                WriterVersion::PARQUET_2_0 => Encoding::DELTA_BYTE_ARRAY,
+            });
+        let fallback = Fallback::try_new(
+            fallback_encoding,
+            width,
+            props.delta_binary_packed_encoder_options(path),
+        )?;
+        let bloom = props
+            .bloom_filter_properties(path)
+            .map(BloomFilter::try_new)
+            .transpose()?;
+        Ok(Self {
+            width,
+            dictionary: props
+                .dictionary_enabled(path)
+                .then(|| Dictionary::new(width)),
+            fallback,
+            extremes: PageExtremes {
+                order,
+                width,
+                enabled: props.statistics_enabled(path) != EnabledStatistics::None
+                    && order != ValueOrder::Undefined,
+                float16: matches!(descr.logical_type_ref(), Some(LogicalType::Float16)),
+                current: MinMax::default(),
+                flushed: MinMax::default(),
+                nans: None,
+            },
+            bloom,
+            num_values: 0,
+            out: Vec::new(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Encodes the values of `src`, folding them into the page's min/max and
+    /// (unless a dictionary collects them) the bloom filter.
+    pub(crate) fn write(&mut self, src: &impl ValueSource) -> Result<()> {
+        let n = src.count();
+        if n == 0 {
+            return Ok(());
+        }
+        self.num_values += n;
+        let want = self.extremes.enabled;
+        let bloom = match self.dictionary {
+            Some(_) => None,
+            None => self.bloom.as_mut(),
+        };
+        let raw = match self.dictionary {
+            Some(_) => None,
+            None => self.fallback.raw_buffer(),
+        };
+        if let Some(buf) = raw {
+            let start = buf.len();
+            let extremes = match src.borrowed() {
+                Some(values) => {
+                    buf.extend_from_slice(values);
+                    None
+                }
+                None => src.append_to(buf, want),
+            };
+            self.extremes.observe(&buf[start..], extremes);
+            return insert_into(bloom, &buf[start..], self.width);
+        }
+        let (values, extremes) = match src.borrowed() {
+            Some(values) => (values, None),
+            None => {
+                self.scratch.clear();
+                let extremes = src.append_to(&mut self.scratch, want);
+                (self.scratch.as_slice(), extremes)
+            }
+        };
+        self.extremes.observe(values, extremes);
+        insert_into(bloom, values, self.width)?;
+        match &mut self.dictionary {
+            Some(dict) => dict.put(values),
+            None => self.fallback.put(values),
+        }
+        Ok(())
+    }
+
+    /// Whether values currently go to a dictionary.
+    pub(crate) fn has_dictionary(&self) -> bool {
+        self.dictionary.is_some()
+    }
+
+    /// True for non-dictionary DELTA_BYTE_ARRAY, whose values are stored
+    /// against the value before them.
+    pub(crate) fn compresses_against_previous_value(&self) -> bool {
+        self.dictionary.is_none() && matches!(self.fallback, Fallback::DeltaByteArray(_))
+    }
+
+    /// Heap bytes held: dictionary, encoders, buffers, bloom filter.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.dictionary.as_ref().map_or(0, Dictionary::memory_size)
+            + self.fallback.memory_size()
+            + self.bloom.as_ref().map_or(0, BloomFilter::memory_size)
+            + self.out.capacity()
+            + self.scratch.capacity()
+    }
+
+    /// The dictionary page size estimate, while there is a dictionary.
+    pub(crate) fn estimated_dict_page_size(&self) -> Option<usize> {
+        self.dictionary.as_ref().map(Dictionary::encoded_size)
+    }
+
+    /// `parquet`'s estimate of the encoded size of the buffered values.
+    pub(crate) fn estimated_data_page_size(&self) -> usize {
+        match &self.dictionary {
+            Some(dict) => dict.estimated_data_page_size(),
+            None => self.fallback.estimated_size(),
+        }
+    }
+
+    /// Whether values go to a PLAIN page that has no block yet: one may be
+    /// lent with [`Self::lend_page_block`] before the next write, or the
+    /// encoder opens a buffer of its own.
+    pub(crate) fn wants_page_block(&self) -> bool {
+        self.dictionary.is_none() && matches!(self.fallback, Fallback::Plain(None))
+    }
+
+    /// The current PLAIN page's block, while there is one.
+    pub(crate) fn page_block(&self) -> Option<&PageBlock> {
+        match (&self.dictionary, &self.fallback) {
+            (None, Fallback::Plain(block)) => block.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Gives the encoder `block` to write the next PLAIN page at the end of,
+    /// after `headroom` bytes. Returns the block if the encoder has no use
+    /// for it (not PLAIN, or a page block already held).
+    pub(crate) fn lend_page_block(&mut self, block: Vec<u8>, headroom: usize) -> Option<Vec<u8>> {
+        match (&self.dictionary, &mut self.fallback) {
+            (None, Fallback::Plain(slot @ None)) => {
+                *slot = Some(PageBlock::new(block, headroom));
+                None
+            }
+            _ => Some(block),
+        }
+    }
+
+    /// Moves the current PLAIN page to the end of `fresh` (a block with more
+    /// room) and returns the block it was in, without it. Returns `fresh` if
+    /// there is no such page.
+    pub(crate) fn move_page_block(&mut self, fresh: Vec<u8>) -> Vec<u8> {
+        match (&self.dictionary, &mut self.fallback) {
+            (None, Fallback::Plain(Some(block))) => block.move_to(fresh),
+            _ => fresh,
+        }
+    }
+
+    /// Ends the current data page: its encoding, encoded values and min/max.
+    /// The encoded bytes stay valid until the next flush.
+    pub(crate) fn flush_data_page(&mut self) -> Result<DataPageValues<'_>> {
+        self.num_values = 0;
+        self.out.clear();
+        let (encoding, plain) = match (&mut self.dictionary, &mut self.fallback) {
+            (Some(dict), _) => {
+                dict.finish_page_into(&mut self.out);
+                (Encoding::RLE_DICTIONARY, None)
+            }
+            (None, Fallback::Plain(block)) => {
+                (Encoding::PLAIN, Some(block.take().unwrap_or_default()))
+            }
+            (None, other) => {
+                other.finish_into(self.width, &mut self.out);
+                (other.encoding(), None)
+            }
+        };
+        let bytes = match plain {
+            Some(block) => PageBytes::Block(block),
+            None => PageBytes::Encoded(&self.out),
+        };
+        let (min_max, nan_count) = self.extremes.flush();
+        Ok(DataPageValues {
+            encoding,
+            bytes,
+            min_max,
+            nan_count,
+        })
+    }
+
+    /// Ends dictionary encoding: the dictionary page, if there was a
+    /// dictionary, with its values added to the bloom filter. Later values
+    /// go to the fallback encoder. The data page must have been flushed.
+    pub(crate) fn flush_dict_page(&mut self) -> Result<Option<DictionaryPage>> {
+        if self.num_values > 0 {
+            return Err(ParquetError::General(format!(
+                "dictionary page flushed with {} values of a data page buffered",
+                self.num_values
+            )));
+        }
+        let Some(dict) = self.dictionary.take() else {
+            return Ok(None);
+        };
+        insert_into(self.bloom.as_mut(), dict.values(), self.width)?;
+        Ok(Some(DictionaryPage {
+            num_values: dict.len(),
+            values: dict.into_values(),
+        }))
+    }
+
+    /// The bloom filter, folded for the file, if there is one; later values
+    /// are not added to any filter.
+    pub(crate) fn flush_bloom_filter(&mut self) -> Option<Sbbf> {
+        self.bloom.take().map(BloomFilter::finish)
+    }
+}
+
+/// Adds `width`-byte values to the bloom filter, if there is one.
+fn insert_into(bloom: Option<&mut BloomFilter>, values: &[u8], width: usize) -> Result<()> {
+    match bloom {
+        Some(bloom) => bloom.insert_all(values, width),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,134 @@
+//! Cutting pages and closing the chunk: a data page from the page's levels
+//! and the values the encoder flushes, the dictionary page when the
+//! dictionary is done, and the chunk's metadata, indexes and bloom filter.
+
+use super::PageBuilder;
+use super::output::DataPageHead;
+use super::statistics::{HeaderMinMax, chunk_statistics};
+use crate::chunk::FlbaChunk;
+use parquet::basic::{Encoding, EncodingMask, PageType};
+use parquet::column::writer::ColumnCloseResult;
+use parquet::errors::Result;
+use parquet::file::metadata::{ColumnChunkMetaData, LevelHistogram};
+use parquet::file::properties::{EnabledStatistics, WriterVersion};
+
+impl PageBuilder {
+    /// Cuts the current page, even an empty one.
+    pub(crate) fn add_data_page(&mut self) -> Result<()> {
+        let s = &self.s;
+        let values = self.encoder.flush_data_page()?;
+        // Statistics and index entries first: they do not depend on the bytes.
+        let page_stats = values.min_max.is_set() && s.statistics == EnabledStatistics::Page;
+        self.statistics.add_page(
+            s,
+            self.page.nulls,
+            values.nan_count,
+            values.min_max,
+            self.levels.histograms(),
+        );
+        self.indexes.add_page(
+            s,
+            &self.page,
+            page_stats.then_some(values.min_max),
+            values.nan_count,
+            self.levels.index_histograms(),
+        );
+        let header_min_max = match page_stats && s.page_header_statistics {
+            true => HeaderMinMax::new(s, values.min_max, values.nan_count),
+            false => None,
+        };
+        let (levels, rep_len) = self.levels.finish(s.version);
+        let encoding = values.encoding;
+        let head = DataPageHead {
+            num_levels: self.page.levels,
+            num_nulls: self.page.nulls,
+            num_rows: self.page.rows,
+            encoding,
+            levels,
+            rep_len,
+            statistics: header_min_max
+                .as_ref()
+                .map(|m| m.with_nulls(self.page.nulls)),
+        };
+        let written = self.output.write_data_page(s, head, values.bytes)?;
+
+        let page_type = match s.version {
+            WriterVersion::PARQUET_1_0 => PageType::DATA_PAGE,
+            WriterVersion::PARQUET_2_0 => PageType::DATA_PAGE_V2,
+        };
+        self.indexes.add_location(written.offset, written.len);
+        self.totals
+            .add_data_page(written, page_type, encoding, &self.page);
+        self.page = Default::default();
+        self.levels.reset_histograms();
+        Ok(())
+    }
+
+    /// Writes the dictionary page and ends dictionary encoding.
+    pub(super) fn write_dictionary_page(&mut self) -> Result<()> {
+        let Some(page) = self.encoder.flush_dict_page()? else {
+            return Ok(());
+        };
+        let written = self.output.write_dictionary_page(&page)?;
+        self.totals.add_dictionary_page(written);
+        Ok(())
+    }
+
+    /// Finishes the chunk: last page, dictionary page, metadata, indexes.
+    pub(crate) fn close(mut self, distinct_count: Option<u64>) -> Result<FlbaChunk> {
+        if self.page.levels > 0 {
+            self.add_data_page()?;
+        }
+        if self.encoder.has_dictionary() {
+            self.write_dictionary_page()?;
+        }
+        let metadata = self.build_metadata(distinct_count)?;
+        let keep_bloom =
+            self.s.bloom_filter_for_dictionary_chunks || self.totals.has_non_dictionary_data_page();
+        let bloom_filter = self.encoder.flush_bloom_filter().filter(|_| keep_bloom);
+        let (column_index, offset_index) = self.indexes.finish()?;
+        Ok(FlbaChunk {
+            sink: self.output.into_sink(),
+            close: ColumnCloseResult {
+                bytes_written: self.totals.bytes_written,
+                rows_written: self.totals.rows_written,
+                metadata,
+                bloom_filter,
+                column_index,
+                offset_index,
+            },
+        })
+    }
+
+    fn build_metadata(&self, distinct_count: Option<u64>) -> Result<ColumnChunkMetaData> {
+        let (s, totals) = (&self.s, &self.totals);
+        let mut builder = ColumnChunkMetaData::builder(self.descr.clone())
+            .set_compression(s.compression)
+            .set_encodings_mask(EncodingMask::new_from_encodings(
+                std::iter::once(&Encoding::RLE).chain(&totals.encodings),
+            ))
+            .set_page_encoding_stats(totals.encoding_stats.clone())
+            .set_total_compressed_size(totals.compressed as i64)
+            .set_total_uncompressed_size(totals.uncompressed as i64)
+            .set_num_values(totals.num_values as i64)
+            .set_data_page_offset(totals.data_page_offset.unwrap_or(0) as i64)
+            .set_dictionary_page_offset(totals.dictionary_page_offset.map(|o| o as i64));
+        if s.statistics != EnabledStatistics::None {
+            let stats = &self.statistics;
+            let histogram =
+                |max: i16, h: &Vec<i64>| (max > 0).then(|| LevelHistogram::from(h.clone()));
+            builder = builder
+                .set_statistics(chunk_statistics(
+                    s,
+                    &stats.min_max,
+                    distinct_count,
+                    stats.nulls,
+                    stats.nans,
+                ))
+                .set_unencoded_byte_array_data_bytes(None)
+                .set_repetition_level_histogram(histogram(s.max_rep, &stats.rep_histogram))
+                .set_definition_level_histogram(histogram(s.max_def, &stats.def_histogram));
+        }
+        builder.build()
+    }
+}
