@@ -62,6 +62,26 @@ impl Budget {
         }
     }
 
+    /// The bytes a batch may add (what is left of the dictionary page's
+    /// budget while the column has a dictionary, else the data page's), and
+    /// whether windows then count values exactly rather than levels; `None`
+    /// when every batch fits whatever its content.
+    fn budget(&self, b: &PageBuilder) -> Option<(usize, bool)> {
+        let s = b.settings();
+        match b.has_dictionary() {
+            true if self.fits_dict => None,
+            true => {
+                let used = b.estimated_dict_page_size()?;
+                Some((s.dictionary_page_size_limit.saturating_sub(used), false))
+            }
+            false if self.fits_page => None,
+            false => Some((
+                s.data_page_size_limit,
+                b.compresses_against_previous_value(),
+            )),
+        }
+    }
+
     /// `parquet`'s `ByteBudgetChunker::pick_sub_batch` for a batch of
     /// `levels` levels holding `count()` fixed-width values: `None` writes
     /// the batch whole.
@@ -74,20 +94,7 @@ impl Budget {
         if levels == 0 {
             return None;
         }
-        let s = b.settings();
-        let (budget, exact) = if b.has_dictionary() {
-            if self.fits_dict {
-                return None;
-            }
-            let used = b.estimated_dict_page_size()?;
-            (s.dictionary_page_size_limit.saturating_sub(used), false)
-        } else {
-            if self.fits_page {
-                return None;
-            }
-            let exact = b.compresses_against_previous_value();
-            (s.data_page_size_limit, exact)
-        };
+        let (budget, exact) = self.budget(b)?;
         let values = count();
         // The value that crosses the budget is included.
         let fit = match self.width {
