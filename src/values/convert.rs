@@ -89,18 +89,23 @@ fn append_converted<const S: usize, const W: usize>(
     convert: impl Fn(&[u8; S]) -> [u8; W],
 ) {
     let n = src.len();
-    out.reserve(n * W);
+    let bytes = n.checked_mul(W).expect("capacity overflow");
+    out.reserve(bytes);
     let at = out.len();
-    // Panics rather than overrun if the capacity falls short (it cannot).
-    let dst = &mut out.spare_capacity_mut().as_chunks_mut::<W>().0[..n];
+    let spare = &mut out.spare_capacity_mut()[..bytes];
+    // SAFETY: `MaybeUninit<[u8; W]>` has the size (`W`) and alignment (1)
+    // of `W` elements of `MaybeUninit<u8>`, so the `bytes = n * W` spare
+    // bytes just borrowed are exactly `n` such elements.
+    let dst = unsafe {
+        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<[u8; W]>>(), n)
+    };
     for (o, v) in dst.iter_mut().zip(src) {
-        *o = convert(v).map(MaybeUninit::new);
+        o.write(convert(v));
     }
-    // SAFETY: `dst` is the first `n` chunks of `W` bytes of the spare
-    // capacity (the slice above checked that they exist, so `at + n * W`
-    // is within the capacity), and the loop zips `dst` with `src`, two
+    // SAFETY: `dst` covers the first `bytes` bytes of the spare capacity
+    // (checked by the slice above), and the loop zips `dst` with `src`, two
     // slices of length `n`, so it wrote every one of those bytes.
-    unsafe { out.set_len(at + n * W) };
+    unsafe { out.set_len(at + bytes) };
 }
 
 /// Decimal128 values as `W`-byte big-endian two's complement.
