@@ -493,34 +493,94 @@ fn failed_batch_spanning_row_groups_contributes_nothing() {
     assert_recovers("overflow_spanning_row_groups", &schema, props, &script);
 }
 
-/// The column-level API reports the error too (no panic).
+/// Writes `array` as field `field` of `schema` through the column-level API
+/// (`compute_leaves` + `ArrowColumnWriter::write`) and returns the first
+/// error message, or `None` if every leaf was accepted.
+fn column_level_error(schema: &SchemaRef, field: usize, array: &ArrayRef) -> Option<String> {
+    let r = no_panic(
+        "column-level write",
+        || -> Result<Option<String>, String> {
+            let parquet_schema = ArrowSchemaConverter::new()
+                .convert(schema)
+                .map_err(|e| e.to_string())?;
+            let props = Arc::new(WriterProperties::default());
+            let file_writer =
+                SerializedFileWriter::new(Vec::new(), parquet_schema.root_schema_ptr(), props)
+                    .map_err(|e| e.to_string())?;
+            let factory =
+                parquet_flba::ArrowRowGroupWriterFactory::new(&file_writer, schema.clone());
+            let mut writers = factory
+                .create_column_writers(0)
+                .map_err(|e| e.to_string())?;
+            let leaves = parquet_flba::compute_leaves(schema.field(field), array)
+                .map_err(|e| e.to_string())?;
+            for leaf in &leaves {
+                if let Err(e) = writers[field].write(leaf) {
+                    return Ok(Some(e.to_string()));
+                }
+            }
+            Ok(None)
+        },
+    );
+    match r {
+        Ok(Ok(message)) => message,
+        Ok(Err(e)) | Err(e) => panic!("{e}"),
+    }
+}
+
+/// The column-level API reports the error too (no panic), naming the
+/// column, the row and the precision.
 #[test]
 fn column_writer_rejects_oversized_decimal() {
     let schema = price_schema();
     let batch = price_batch(&schema, 0, 20, Some((7, i128::MAX)));
-    let r = no_panic("column-level write", || -> Result<(), String> {
-        let parquet_schema = ArrowSchemaConverter::new()
-            .convert(&schema)
-            .map_err(|e| e.to_string())?;
-        let props = Arc::new(WriterProperties::default());
-        let file_writer =
-            SerializedFileWriter::new(Vec::new(), parquet_schema.root_schema_ptr(), props)
-                .map_err(|e| e.to_string())?;
-        let factory = parquet_flba::ArrowRowGroupWriterFactory::new(&file_writer, schema.clone());
-        let mut writers = factory
-            .create_column_writers(0)
-            .map_err(|e| e.to_string())?;
-        let leaves = parquet_flba::compute_leaves(schema.field(1), batch.column(1))
-            .map_err(|e| e.to_string())?;
-        match writers[1].write(&leaves[0]) {
-            Ok(()) => Err("ArrowColumnWriter::write accepted a value wider than the column".into()),
-            Err(_) => Ok(()),
-        }
-    });
-    match r {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) | Err(e) => panic!("{e}"),
+    let Some(msg) = column_level_error(&schema, 1, batch.column(1)) else {
+        panic!("ArrowColumnWriter::write accepted a value wider than the column");
+    };
+    for needle in ["'price'", "row 7:", "for precision 20", "the 9 bytes"] {
+        assert!(msg.contains(needle), "{msg:?} does not mention {needle:?}");
     }
+}
+
+/// A too-wide decimal inside a list, through the column-level API: the
+/// error names the column's path and the top-level row (the list) it is in,
+/// worded as for a top-level column.
+#[test]
+fn column_writer_rejects_oversized_decimal_in_a_list() {
+    let item = Arc::new(Field::new("item", DataType::Decimal128(20, 2), true));
+    let schema = schema_of(&[("prices", DataType::List(item.clone()), true)]);
+    // Rows: [1, 2], null, [], [3, 4, null, 6], [7], [8, BAD], [10]; the
+    // child's last value (too wide too) is beyond the offsets: not written.
+    let lens = [2usize, 0, 0, 4, 1, 2, 1];
+    let valid = [true, false, true, true, true, true, true];
+    let mut values: Vec<Option<i128>> = (1..=12).map(Some).collect();
+    values[5] = None;
+    values[8] = Some(i128::MAX);
+    values[10] = Some(i128::MAX);
+    let items = dec128(20, 2, values[..11].to_vec());
+    let list = arrow_array::ListArray::new(
+        item,
+        arrow_buffer::OffsetBuffer::from_lengths(lens),
+        items,
+        Some(NullBuffer::from(valid.to_vec())),
+    );
+    let array: ArrayRef = Arc::new(list);
+    let Some(msg) = column_level_error(&schema, 0, &array) else {
+        panic!("ArrowColumnWriter::write accepted a value wider than the column");
+    };
+    for needle in [
+        "Column 'prices.list.item', row 5:",
+        &format!("decimal value {}", i128::MAX),
+        "the 9 bytes",
+        "for precision 20",
+    ] {
+        assert!(msg.contains(needle), "{msg:?} does not mention {needle:?}");
+    }
+    // The ArrowWriter names the same row.
+    let batch = RecordBatch::try_new(schema.clone(), vec![array]).unwrap();
+    let mut w = parquet_flba::ArrowWriter::try_new(Vec::new(), schema, None).unwrap();
+    let msg = w.write(&batch).unwrap_err().to_string();
+    assert!(contains_number(&msg, 5), "{msg:?} does not name row 5");
 }
 
 // ---------------------------------------------------------------------------

@@ -25,10 +25,6 @@ pub(crate) struct RangeValues<'a> {
     pub(crate) end: usize,
 }
 
-impl RangeValues<'_> {
-    pub(crate) const EMPTY: EmptyValues = EmptyValues;
-}
-
 impl ValueSource for RangeValues<'_> {
     fn count(&self) -> usize {
         self.end - self.start

@@ -1,0 +1,192 @@
+//! Cutting a leaf write into mini-batches exactly as `parquet` 60.1 does
+//! (`GenericColumnWriter::write_batch_internal` with its
+//! `ByteBudgetChunker`), and the content-defined chunk loop on top.
+//!
+//! A write call is cut into batches of `base` levels, `base` being
+//! `data_page_row_count_limit` when the levels are compact and
+//! `write_batch_size` otherwise, each extended to a record boundary. A batch
+//! whose fixed-width values could overflow the page (or dictionary) byte
+//! budget is written in smaller windows instead. Pages are only cut between
+//! mini-batches, so the same cuts give the same pages.
+
+use super::view::LevelView;
+use crate::cdc::Chunker;
+use crate::page::PageBuilder;
+use crate::values::NativeValues;
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::DataType;
+use parquet::errors::Result;
+use std::ops::Range;
+
+/// Some levels of a write, as one `parquet` write call: the level range and
+/// the index (among all the write's values) of its first value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Span {
+    pub(super) levels: Range<usize>,
+    pub(super) first_value: usize,
+}
+
+/// How a batch too large for the byte budget is cut into windows.
+#[derive(Debug, Clone, Copy)]
+enum Windows {
+    /// Windows of this many levels.
+    Levels(usize),
+    /// Windows of this many values.
+    Values(usize),
+}
+
+/// The batch size of one write call and whether a whole batch of values
+/// always fits the page and dictionary budgets.
+struct Budget {
+    base: usize,
+    width: usize,
+    fits_page: bool,
+    fits_dict: bool,
+}
+
+impl Budget {
+    fn new(b: &PageBuilder, width: usize, by_row_limit: bool) -> Self {
+        let s = b.settings();
+        let base = match by_row_limit {
+            true => s.data_page_row_count_limit,
+            false => s.write_batch_size,
+        }
+        .max(1);
+        let per_batch = width.saturating_mul(base);
+        Self {
+            base,
+            width,
+            fits_page: per_batch <= s.data_page_size_limit,
+            fits_dict: per_batch <= s.dictionary_page_size_limit,
+        }
+    }
+
+    /// The bytes a batch may add (what is left of the dictionary page's
+    /// budget while the column has a dictionary, else the data page's), and
+    /// whether windows then count values exactly rather than levels; `None`
+    /// when every batch fits whatever its content.
+    fn budget(&self, b: &PageBuilder) -> Option<(usize, bool)> {
+        let s = b.settings();
+        match b.has_dictionary() {
+            true if self.fits_dict => None,
+            true => {
+                let used = b.estimated_dict_page_size()?;
+                Some((s.dictionary_page_size_limit.saturating_sub(used), false))
+            }
+            false if self.fits_page => None,
+            false => Some((
+                s.data_page_size_limit,
+                b.compresses_against_previous_value(),
+            )),
+        }
+    }
+
+    /// `parquet`'s `ByteBudgetChunker::pick_sub_batch` for a batch of
+    /// `levels` levels holding `count()` fixed-width values: `None` writes
+    /// the batch whole.
+    fn windows(
+        &self,
+        b: &PageBuilder,
+        levels: usize,
+        count: impl FnOnce() -> usize,
+    ) -> Option<Windows> {
+        if levels == 0 {
+            return None;
+        }
+        let (budget, exact) = self.budget(b)?;
+        let values = count();
+        // The value that crosses the budget is included.
+        let fit = match self.width {
+            0 => values,
+            w => values.min((budget / w).saturating_add(1)),
+        };
+        if fit >= values {
+            return None;
+        }
+        let fit = fit.max(1);
+        Some(match exact {
+            true => Windows::Values(fit),
+            false if values == levels => Windows::Levels(fit),
+            false => Windows::Levels(levels.min((fit * levels).div_ceil(values).max(1))),
+        })
+    }
+}
+
+/// Writes `span` of a leaf as one `parquet` write call: batches restart at
+/// its first level.
+pub(super) fn write_span<V: LevelView>(
+    b: &mut PageBuilder,
+    width: usize,
+    view: &V,
+    values: &NativeValues<'_>,
+    span: Span,
+) -> Result<()> {
+    let budget = Budget::new(b, width, view.batches_by_row_limit());
+    let end_all = span.levels.end;
+    let mut next_value = span.first_value;
+    let mut start = span.levels.start;
+    while start < end_all {
+        let end = view.record_end(end_all.min(start.saturating_add(budget.base)), end_all);
+        next_value = match budget.windows(b, end - start, || view.values_in(start, end)) {
+            None => next_value + view.write_mini_batch(b, values, start, end, next_value)?,
+            Some(w) => write_windows(b, view, values, start..end, w, next_value)?,
+        };
+        start = end;
+    }
+    Ok(())
+}
+
+/// Writes `batch` in windows (`parquet`'s `write_granular_chunk`), each
+/// extended to a record boundary; returns the next value index.
+fn write_windows<V: LevelView>(
+    b: &mut PageBuilder,
+    view: &V,
+    values: &NativeValues<'_>,
+    batch: Range<usize>,
+    windows: Windows,
+    mut next_value: usize,
+) -> Result<usize> {
+    let mut start = batch.start;
+    while start < batch.end {
+        let end = match windows {
+            Windows::Levels(n) => batch.end.min(start + n),
+            Windows::Values(n) => view.end_of_values(start, batch.end, n),
+        };
+        let end = view.record_end(end, batch.end);
+        next_value += view.write_mini_batch(b, values, start, end, next_value)?;
+        start = end;
+    }
+    Ok(next_value)
+}
+
+/// Writes a whole leaf in content-defined chunks, cutting a page after every
+/// chunk but the last (`parquet`'s `write_with_chunker`). `array` is the
+/// leaf as given: a dictionary array is chunked by its keys, anything else
+/// by its values' Arrow bytes.
+pub(super) fn write_content_defined<V: LevelView>(
+    b: &mut PageBuilder,
+    width: usize,
+    view: &V,
+    values: &NativeValues<'_>,
+    chunker: &mut Chunker,
+    array: &ArrayRef,
+) -> Result<()> {
+    let spans = match array.data_type() {
+        DataType::Dictionary(_, _) => {
+            let keys = array.as_any_dictionary().keys().to_data();
+            let key_width = keys.data_type().primitive_width().unwrap_or(1);
+            let bytes = &keys.buffers()[0].as_slice()[keys.offset() * key_width..];
+            view.content_chunks(chunker, bytes, key_width)
+        }
+        _ => view.content_chunks(chunker, values.native_bytes(), values.native_width()),
+    };
+    let last = spans.len().saturating_sub(1);
+    for (k, span) in spans.into_iter().enumerate() {
+        write_span(b, width, view, values, span)?;
+        if k < last {
+            b.add_data_page()?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! Resolution of a leaf's array to plain values (dictionary and
+//! run-end-encoded arrays are expanded, as `parquet` expands them) and the
+//! checks made before anything is written: the array's type, nulls in a
+//! required field, decimals too wide for the column's byte width.
+
+use super::FlatLeaf;
+use super::view::{LevelView, NestedLevels};
+use crate::levels::LeafLevels;
+use crate::values::{FlbaKind, NativeValues, decimal_precision};
+use arrow_array::cast::AsArray;
+use arrow_array::types::RunEndIndexType;
+use arrow_array::{Array, ArrayRef, Int32Array, RunArray, downcast_run_array};
+use arrow_buffer::NullBuffer;
+use arrow_schema::DataType;
+use parquet::errors::{ParquetError, Result};
+
+/// A leaf array resolved to plain values plus its logical nulls.
+pub(super) struct Resolved {
+    pub(super) values: ArrayRef,
+    pub(super) nulls: Option<NullBuffer>,
+}
+
+/// What validation needs to know about an FLBA leaf column.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LeafShape {
+    /// The Arrow type of the leaf's values.
+    pub(crate) kind: FlbaKind,
+    /// The column's FIXED_LEN_BYTE_ARRAY width.
+    pub(crate) width: usize,
+    /// The column's maximum definition level (0: required).
+    pub(crate) max_def: i16,
+}
+
+/// Resolves a top-level leaf's array to plain values (expanding a dictionary
+/// or run-end-encoded array of the field's type) and its logical nulls.
+pub(super) fn resolve(leaf: &FlatLeaf) -> Result<Resolved> {
+    let array = &leaf.array;
+    let field_type = leaf.field.data_type();
+    match array.data_type() {
+        DataType::Dictionary(_, value) if value.as_ref() == field_type => Ok(Resolved {
+            nulls: array.logical_nulls(),
+            values: expand_dictionary(array)?,
+        }),
+        DataType::RunEndEncoded(_, value) if value.data_type() == field_type => {
+            let values = expand_run_end_encoded(array)?;
+            Ok(Resolved {
+                nulls: values.logical_nulls(),
+                values,
+            })
+        }
+        t if t == field_type => Ok(Resolved {
+            nulls: array.logical_nulls(),
+            values: array.clone(),
+        }),
+        t => Err(ParquetError::ArrowError(format!(
+            "Incompatible type. Field '{}' has type {}, array has type {}",
+            leaf.field.name(),
+            field_type,
+            t
+        ))),
+    }
+}
+
+/// The plain values of a nested leaf's array (a dictionary is expanded; the
+/// level builder already expanded run-end encoding), unless its level builder
+/// found an error.
+pub(super) fn resolve_leveled(levels: &LeafLevels) -> Result<ArrayRef> {
+    if let Some(message) = &levels.validation_error {
+        return Err(ParquetError::ArrowError(message.clone()));
+    }
+    match levels.array.data_type() {
+        DataType::Dictionary(_, _) => expand_dictionary(&levels.array),
+        _ => Ok(levels.array.clone()),
+    }
+}
+
+fn expand_dictionary(array: &ArrayRef) -> Result<ArrayRef> {
+    let dict = array.as_any_dictionary();
+    Ok(arrow_select::take::take(
+        dict.values().as_ref(),
+        dict.keys(),
+        None,
+    )?)
+}
+
+/// Expands a run-end encoded array to its logical values, as `parquet` does.
+fn expand_run_end_encoded(array: &ArrayRef) -> Result<ArrayRef> {
+    fn expand<R: RunEndIndexType>(run: &RunArray<R>) -> Result<ArrayRef> {
+        let run_ends = run.run_ends();
+        let indices: Int32Array = (0..run.len())
+            .map(|i| run_ends.get_physical_index(i) as i32)
+            .collect();
+        Ok(arrow_select::take::take(
+            run.values().as_ref(),
+            &indices,
+            None,
+        )?)
+    }
+    downcast_run_array!(
+        array => expand(array),
+        t => Err(ParquetError::ArrowError(format!("expected a run-end encoded array, got {t}"))),
+    )
+}
+
+impl LeafShape {
+    /// Checks a leaf without writing it: type, nulls in a required field,
+    /// decimals that do not fit the column's width.
+    pub(crate) fn validate(&self, leaf: &FlatLeaf) -> Result<()> {
+        let resolved = resolve(leaf)?;
+        self.check(leaf, &resolved)
+    }
+
+    /// Checks a resolved top-level leaf: nulls in a required field, decimals
+    /// that do not fit the column's width.
+    pub(super) fn check(&self, leaf: &FlatLeaf, r: &Resolved) -> Result<()> {
+        let len = r.values.len();
+        if self.max_def == 0
+            && let Some(nulls) = r.nulls.as_ref().filter(|n| n.null_count() > 0)
+        {
+            let index = (0..len).find(|&i| nulls.is_null(i)).unwrap_or(0);
+            return Err(ParquetError::ArrowError(format!(
+                "Found null at index {index} for required field '{}'",
+                leaf.field.name()
+            )));
+        }
+        let values = NativeValues::new(self.kind, self.width, r.values.as_ref())?;
+        let unfit = match &r.nulls {
+            Some(nulls) => values.first_unfit_decimal(len, |i| nulls.is_valid(i)),
+            None => values.first_unfit_decimal(len, |_| true),
+        };
+        match unfit {
+            Some(row) => Err(decimal_overflow(
+                leaf.field.name(),
+                row,
+                &values,
+                row,
+                r.values.data_type(),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Checks a nested leaf for decimals that do not fit the column's width.
+/// `column` names the column's path.
+pub(super) fn check_leveled(
+    levels: &LeafLevels,
+    view: &NestedLevels<'_>,
+    values: &NativeValues<'_>,
+    data_type: &DataType,
+    column: impl FnOnce() -> String,
+) -> Result<()> {
+    let indices = &levels.non_null_indices;
+    let Some(k) = values.first_unfit_decimal_among(indices) else {
+        return Ok(());
+    };
+    // The level that holds the (k + 1)-th value, and the record it is in.
+    let level = view.end_of_values(0, view.num_levels(), k + 1) - 1;
+    let row = view.record_of(level);
+    Err(decimal_overflow(
+        &column(),
+        row,
+        values,
+        indices[k],
+        data_type,
+    ))
+}
+
+/// The error for the decimal at array position `i`, in `row` of `column`,
+/// that does not fit the column's byte width.
+fn decimal_overflow(
+    column: &str,
+    row: usize,
+    values: &NativeValues<'_>,
+    i: usize,
+    data_type: &DataType,
+) -> ParquetError {
+    ParquetError::General(format!(
+        "Column '{column}', row {row}: decimal value {} does not fit the {} bytes of a \
+         FIXED_LEN_BYTE_ARRAY column for precision {}; parquet would write a truncated, \
+         wrong value",
+        values.format_decimal(i),
+        values.width(),
+        decimal_precision(data_type),
+    ))
+}

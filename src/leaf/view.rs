@@ -1,0 +1,430 @@
+//! The levels of one leaf write, seen the same way whatever their source: a
+//! top-level leaf's definition levels are its validity bitmap
+//! ([`FlatLevels`]), a nested leaf's are its def/rep [`LevelData`]
+//! ([`NestedLevels`]). The mini-batch cutter and the CDC loop are written
+//! once over [`LevelView`].
+
+use super::batches::Span;
+use crate::cdc::Chunker;
+use crate::levels::{LeafLevels, LevelData};
+use crate::page::{MiniBatchLevels, PageBuilder};
+use crate::values::{BitmapValues, EmptyValues, IndexValues, NativeValues, RangeValues};
+use arrow_buffer::NullBuffer;
+use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
+use arrow_buffer::bit_iterator::BitSliceIterator;
+use parquet::errors::Result;
+
+/// What the mini-batch cutter needs to know about a leaf's levels. Level
+/// positions are absolute (from the start of the write); a *value* is a level
+/// equal to the column's maximum definition level.
+pub(super) trait LevelView {
+    /// Number of levels.
+    fn num_levels(&self) -> usize;
+    /// Whether `parquet` batches these levels by `data_page_row_count_limit`
+    /// (some levels, none materialized) rather than by `write_batch_size`.
+    fn batches_by_row_limit(&self) -> bool;
+    /// Number of values among levels `[start, end)`.
+    fn values_in(&self, start: usize, end: usize) -> usize;
+    /// One past the level that holds the `n`-th value from `start` on
+    /// (`n >= 1`), or `end` if `[start, end)` holds fewer.
+    fn end_of_values(&self, start: usize, end: usize, n: usize) -> usize;
+    /// `at` moved forward to the next record boundary, at most to `end`.
+    fn record_end(&self, at: usize, end: usize) -> usize;
+    /// Calls `f` with the array position of every value, in level order.
+    fn for_each_value(&self, f: impl FnMut(usize));
+    /// Writes levels `[start, end)` as one mini-batch, whose values start at
+    /// the `first_value`-th value of the write; returns how many it wrote.
+    fn write_mini_batch(
+        &self,
+        builder: &mut PageBuilder,
+        values: &NativeValues<'_>,
+        start: usize,
+        end: usize,
+        first_value: usize,
+    ) -> Result<usize>;
+    /// Content-defined chunks of the whole write, hashing `width` bytes of
+    /// `bytes` per array position.
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span>;
+}
+
+/// How a top-level leaf's definition levels are represented; decides the
+/// mini-batch size as `parquet`'s `LevelData` does.
+#[derive(Clone, Copy)]
+enum Validity<'a> {
+    /// A required leaf: no definition levels.
+    Absent,
+    /// Every level has this value (no nulls, or all null).
+    Uniform(i16),
+    /// Levels from a validity bitmap with some nulls.
+    Bitmap(&'a NullBuffer),
+}
+
+/// The levels of a top-level leaf: its validity.
+pub(super) struct FlatLevels<'a> {
+    len: usize,
+    max_def: i16,
+    nulls: Option<&'a NullBuffer>,
+    validity: Validity<'a>,
+}
+
+impl<'a> FlatLevels<'a> {
+    /// The levels of `len` values with logical nulls `nulls`, in a column
+    /// whose maximum definition level is `max_def` (0 or 1).
+    pub(super) fn new(len: usize, max_def: i16, nulls: Option<&'a NullBuffer>) -> Self {
+        let validity = match nulls {
+            _ if max_def == 0 => Validity::Absent,
+            None => Validity::Uniform(max_def),
+            Some(n) if len > 0 && n.null_count() == n.len() => Validity::Uniform(max_def - 1),
+            Some(n) => Validity::Bitmap(n),
+        };
+        Self {
+            len,
+            max_def,
+            nulls,
+            validity,
+        }
+    }
+
+    /// Whether a uniform level `level` is a value.
+    fn is_value(&self, level: i16) -> bool {
+        level == self.max_def
+    }
+}
+
+/// Number of set bits of `bits` in `[offset, offset + len)`.
+fn count_set(bits: &NullBuffer, offset: usize, len: usize) -> usize {
+    let b = bits.inner();
+    UnalignedBitChunk::new(b.values(), b.offset() + offset, len).count_ones()
+}
+
+impl LevelView for FlatLevels<'_> {
+    fn num_levels(&self) -> usize {
+        self.len
+    }
+
+    fn batches_by_row_limit(&self) -> bool {
+        matches!(self.validity, Validity::Uniform(_))
+    }
+
+    #[inline]
+    fn values_in(&self, start: usize, end: usize) -> usize {
+        match self.validity {
+            Validity::Absent => end - start,
+            Validity::Uniform(l) if self.is_value(l) => end - start,
+            Validity::Uniform(_) => 0,
+            Validity::Bitmap(nulls) => count_set(nulls, start, end - start),
+        }
+    }
+
+    fn end_of_values(&self, start: usize, end: usize, n: usize) -> usize {
+        match self.validity {
+            Validity::Absent => end.min(start.saturating_add(n)),
+            Validity::Uniform(l) if self.is_value(l) => end.min(start.saturating_add(n)),
+            Validity::Uniform(_) => end,
+            Validity::Bitmap(nulls) => {
+                let bits = nulls.inner();
+                let from = bits.offset() + start;
+                let mut seen = 0;
+                for (s, e) in BitSliceIterator::new(bits.values(), from, end - start) {
+                    if seen + (e - s) >= n {
+                        return start + s + (n - seen);
+                    }
+                    seen += e - s;
+                }
+                end
+            }
+        }
+    }
+
+    #[inline]
+    fn record_end(&self, at: usize, _end: usize) -> usize {
+        at
+    }
+
+    fn for_each_value(&self, mut f: impl FnMut(usize)) {
+        match self.validity {
+            Validity::Absent => (0..self.len).for_each(f),
+            Validity::Uniform(l) if self.is_value(l) => (0..self.len).for_each(f),
+            Validity::Uniform(_) => {}
+            Validity::Bitmap(nulls) => nulls.valid_indices().for_each(&mut f),
+        }
+    }
+
+    fn write_mini_batch(
+        &self,
+        builder: &mut PageBuilder,
+        values: &NativeValues<'_>,
+        start: usize,
+        end: usize,
+        _first_value: usize,
+    ) -> Result<usize> {
+        let len = end - start;
+        let levels = match self.validity {
+            Validity::Absent => MiniBatchLevels::Absent,
+            Validity::Uniform(l) if self.is_value(l) => MiniBatchLevels::Uniform(l),
+            Validity::Uniform(l) => {
+                let levels = MiniBatchLevels::Uniform(l);
+                builder.write_mini_batch(len, levels, &EmptyValues)?;
+                return Ok(0);
+            }
+            Validity::Bitmap(nulls) => {
+                let bits = nulls.inner();
+                let src = BitmapValues {
+                    values,
+                    bits: bits.values(),
+                    bit_offset: bits.offset() + start,
+                    offset: start,
+                    len,
+                    count: count_set(nulls, start, len),
+                };
+                let levels = MiniBatchLevels::Bitmap(src.bits, src.bit_offset);
+                builder.write_mini_batch(len, levels, &src)?;
+                return Ok(src.count);
+            }
+        };
+        let src = RangeValues { values, start, end };
+        builder.write_mini_batch(len, levels, &src)?;
+        Ok(len)
+    }
+
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span> {
+        let nullable = self.max_def > 0;
+        let chunks = chunker.chunks_fixed(self.len, nullable, self.nulls, bytes, width);
+        chunks
+            .into_iter()
+            .map(|c| Span {
+                levels: c.offset..c.offset + c.len,
+                first_value: c.offset,
+            })
+            .collect()
+    }
+}
+
+/// The levels of a leaf inside a nested (or dictionary-typed) field.
+pub(super) struct NestedLevels<'a> {
+    levels: &'a LeafLevels,
+    num_levels: usize,
+    repeated_ancestor_def_level: i16,
+}
+
+impl<'a> NestedLevels<'a> {
+    /// Views `levels` of a column whose repeated ancestor has definition
+    /// level `repeated_ancestor_def_level`.
+    pub(super) fn new(levels: &'a LeafLevels, repeated_ancestor_def_level: i16) -> Self {
+        // `parquet` counts the longer of the two; with neither, the values.
+        let num_levels = match levels.def.len().max(levels.rep.len()) {
+            0 => levels.non_null_indices.len(),
+            n => n,
+        };
+        Self {
+            levels,
+            num_levels,
+            repeated_ancestor_def_level,
+        }
+    }
+
+    /// The record (top-level row) that level `at` belongs to.
+    pub(super) fn record_of(&self, at: usize) -> usize {
+        match &self.levels.rep {
+            LevelData::Materialized(rep) => rep[..=at]
+                .iter()
+                .filter(|&&r| r == 0)
+                .count()
+                .saturating_sub(1),
+            _ => at,
+        }
+    }
+}
+
+/// `levels[start..end]` as the page builder takes them.
+fn mini_batch_levels(levels: &LevelData, start: usize, end: usize) -> MiniBatchLevels<'_> {
+    match levels {
+        LevelData::Absent => MiniBatchLevels::Absent,
+        LevelData::Uniform { value, .. } => MiniBatchLevels::Uniform(*value),
+        LevelData::Materialized(v) => MiniBatchLevels::Slice(&v[start..end]),
+    }
+}
+
+impl LevelView for NestedLevels<'_> {
+    fn num_levels(&self) -> usize {
+        self.num_levels
+    }
+
+    fn batches_by_row_limit(&self) -> bool {
+        let (def, rep) = (&self.levels.def, &self.levels.rep);
+        let materialized = |l: &LevelData| matches!(l, LevelData::Materialized(_));
+        let absent = |l: &LevelData| matches!(l, LevelData::Absent);
+        let compact = !materialized(def) && !materialized(rep);
+        let present = !absent(def) || !absent(rep);
+        compact && present
+    }
+
+    fn values_in(&self, start: usize, end: usize) -> usize {
+        let max_def = self.levels.max_def;
+        match &self.levels.def {
+            LevelData::Absent => end - start,
+            LevelData::Uniform { value, .. } if *value == max_def => end - start,
+            LevelData::Uniform { .. } => 0,
+            LevelData::Materialized(v) => v[start..end].iter().filter(|&&l| l == max_def).count(),
+        }
+    }
+
+    fn end_of_values(&self, start: usize, end: usize, n: usize) -> usize {
+        let max_def = self.levels.max_def;
+        match &self.levels.def {
+            LevelData::Absent => end.min(start.saturating_add(n)),
+            LevelData::Uniform { value, .. } if *value == max_def => {
+                end.min(start.saturating_add(n))
+            }
+            LevelData::Uniform { .. } => end,
+            LevelData::Materialized(v) => {
+                let mut seen = 0;
+                for (i, &l) in v[start..end].iter().enumerate() {
+                    seen += usize::from(l == max_def);
+                    if seen == n {
+                        return start + i + 1;
+                    }
+                }
+                end
+            }
+        }
+    }
+
+    fn record_end(&self, mut at: usize, end: usize) -> usize {
+        if let LevelData::Materialized(rep) = &self.levels.rep {
+            while at < end && rep[at] != 0 {
+                at += 1;
+            }
+        }
+        at
+    }
+
+    fn for_each_value(&self, f: impl FnMut(usize)) {
+        self.levels.non_null_indices.iter().copied().for_each(f)
+    }
+
+    fn write_mini_batch(
+        &self,
+        builder: &mut PageBuilder,
+        values: &NativeValues<'_>,
+        start: usize,
+        end: usize,
+        first_value: usize,
+    ) -> Result<usize> {
+        let n = self.values_in(start, end);
+        let src = IndexValues {
+            values,
+            indices: &self.levels.non_null_indices[first_value..first_value + n],
+        };
+        builder.write_mini_batch_nested(
+            end - start,
+            mini_batch_levels(&self.levels.def, start, end),
+            mini_batch_levels(&self.levels.rep, start, end),
+            &src,
+        )?;
+        Ok(n)
+    }
+
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span> {
+        let l = self.levels;
+        let chunks = chunker.chunks_leveled(
+            &l.def,
+            &l.rep,
+            l.max_def,
+            l.max_rep,
+            self.repeated_ancestor_def_level,
+            self.num_levels,
+            |i| &bytes[i * width..(i + 1) * width],
+        );
+        chunks
+            .into_iter()
+            .map(|c| Span {
+                levels: c.level_offset..c.level_offset + c.num_levels,
+                first_value: c.value_offset,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::levels::compute_levels;
+    use arrow_array::{Array, ArrayRef, FixedSizeBinaryArray, ListArray};
+    use arrow_buffer::OffsetBuffer;
+    use arrow_schema::{DataType, Field};
+    use std::sync::Arc;
+
+    fn leveled(field: &Field, array: &ArrayRef) -> LeafLevels {
+        compute_levels(field, array, &|_| true)
+            .unwrap()
+            .remove(0)
+            .unwrap()
+    }
+
+    /// A nullable top-level leaf seen through its bitmap and through its
+    /// definition levels gives the same answers.
+    #[test]
+    fn flat_and_nested_views_agree() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for density in [0u64, 3, 9, 10] {
+            let len = 300;
+            let valid: Vec<bool> = (0..len).map(|_| next() % 10 >= density).collect();
+            let array: ArrayRef = Arc::new(FixedSizeBinaryArray::new(
+                2,
+                vec![0u8; 2 * len].into(),
+                Some(NullBuffer::from(valid.clone())),
+            ));
+            let field = Field::new("f", DataType::FixedSizeBinary(2), true);
+            let levels = leveled(&field, &array);
+            let nulls = array.logical_nulls();
+            let flat = FlatLevels::new(len, 1, nulls.as_ref());
+            let nested = NestedLevels::new(&levels, 0);
+            assert_eq!(flat.num_levels(), nested.num_levels());
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            flat.for_each_value(|i| a.push(i));
+            nested.for_each_value(|i| b.push(i));
+            assert_eq!(a, b);
+            for _ in 0..200 {
+                let start = next() as usize % len;
+                let end = start + next() as usize % (len - start + 1);
+                let n = 1 + next() as usize % 40;
+                assert_eq!(flat.values_in(start, end), nested.values_in(start, end));
+                assert_eq!(
+                    flat.end_of_values(start, end, n),
+                    nested.end_of_values(start, end, n),
+                    "density {density}, [{start}, {end}), n {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn nested_records_are_counted_from_repetition_levels() {
+        // [[a, b], null, [], [c, d, e]]
+        let items = FixedSizeBinaryArray::new(1, vec![1u8, 2, 3, 4, 5].into(), None);
+        let item = Arc::new(Field::new("item", DataType::FixedSizeBinary(1), false));
+        let list = ListArray::new(
+            item,
+            OffsetBuffer::from_lengths([2, 0, 0, 3]),
+            Arc::new(items),
+            Some(NullBuffer::from(vec![true, false, true, true])),
+        );
+        let field = Field::new("l", list.data_type().clone(), true);
+        let levels = leveled(&field, &(Arc::new(list) as ArrayRef));
+        let view = NestedLevels::new(&levels, 1);
+        assert_eq!(view.num_levels(), 7);
+        let records: Vec<usize> = (0..7).map(|l| view.record_of(l)).collect();
+        assert_eq!(records, [0, 0, 1, 2, 3, 3, 3]);
+        assert_eq!(view.values_in(0, 7), 5);
+        assert_eq!(view.end_of_values(0, 7, 3), 5);
+        assert_eq!(view.record_end(1, 7), 2);
+        assert_eq!(view.record_end(5, 6), 6);
+    }
+}

@@ -1,0 +1,165 @@
+//! Conversion of Arrow values to their Parquet bytes, a contiguous run at a
+//! time, written straight into a caller's buffer.
+
+use super::{Extremes, FlbaKind, NativeValues};
+use arrow_buffer::i256;
+use std::mem::MaybeUninit;
+
+impl NativeValues<'_> {
+    /// Appends values `[start, end)` in Parquet form to `out`. With
+    /// `extremes`, decimals also fold their minimum and maximum into it as
+    /// they are converted (positions count values appended through the same
+    /// `Extremes`), which spares a second pass for statistics.
+    pub(crate) fn convert_range(
+        &self,
+        start: usize,
+        end: usize,
+        out: &mut Vec<u8>,
+        extremes: Option<&mut Extremes>,
+    ) {
+        let src = &self.bytes[start * self.native_width..end * self.native_width];
+        macro_rules! by_width {
+            ($f:ident, $natives:expr, $($w:literal)*) => {
+                match self.width {
+                    $($w => $f::<$w>($natives, out, extremes),)*
+                    // `NativeValues::new` admits no other width.
+                    w => unreachable!("decimal width {w}"),
+                }
+            };
+        }
+        match self.kind {
+            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {
+                copy_values(src, self.native_width, out)
+            }
+            FlbaKind::Decimal128 => {
+                let natives = src.as_chunks::<16>().0;
+                by_width!(convert_d128, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+            }
+            FlbaKind::Decimal256 => {
+                let natives = src.as_chunks::<32>().0;
+                by_width!(convert_d256, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+            }
+            FlbaKind::IntervalYearMonth => {
+                append_converted(out, src.as_chunks::<4>().0, |v| {
+                    let mut b = [0u8; 12];
+                    b[..4].copy_from_slice(v);
+                    b
+                });
+            }
+            FlbaKind::IntervalDayTime => {
+                append_converted(out, src.as_chunks::<8>().0, |v| {
+                    let mut b = [0u8; 12];
+                    b[4..].copy_from_slice(v);
+                    b
+                });
+            }
+        }
+    }
+
+    /// Whether [`Self::convert_range`] tracks extremes for this kind.
+    pub(crate) fn tracks_extremes(&self) -> bool {
+        matches!(self.kind, FlbaKind::Decimal128 | FlbaKind::Decimal256)
+    }
+}
+
+/// Appends values whose Arrow bytes are their Parquet bytes. Short runs
+/// (sparse validity) of common widths are fixed-size moves rather than a
+/// `memcpy` call per run.
+#[inline(always)]
+fn copy_values(src: &[u8], width: usize, out: &mut Vec<u8>) {
+    macro_rules! short {
+        ($($w:literal)*) => {
+            match width {
+                $($w if src.len() <= 8 * $w => {
+                    append_converted::<$w, $w>(out, src.as_chunks::<$w>().0, |v| *v)
+                })*
+                _ => out.extend_from_slice(src),
+            }
+        };
+    }
+    short!(2 4 8 16 32);
+}
+
+/// Appends one `W`-byte value per `S`-byte value of `src`, as `convert`
+/// makes it, straight into the spare capacity of `out` (no zeroing first).
+#[inline(always)]
+fn append_converted<const S: usize, const W: usize>(
+    out: &mut Vec<u8>,
+    src: &[[u8; S]],
+    convert: impl Fn(&[u8; S]) -> [u8; W],
+) {
+    let n = src.len();
+    let bytes = n.checked_mul(W).expect("capacity overflow");
+    out.reserve(bytes);
+    let at = out.len();
+    let spare = &mut out.spare_capacity_mut()[..bytes];
+    // SAFETY: `MaybeUninit<[u8; W]>` has the size (`W`) and alignment (1)
+    // of `W` elements of `MaybeUninit<u8>`, so the `bytes = n * W` spare
+    // bytes just borrowed are exactly `n` such elements.
+    let dst = unsafe {
+        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<[u8; W]>>(), n)
+    };
+    for (o, v) in dst.iter_mut().zip(src) {
+        o.write(convert(v));
+    }
+    // SAFETY: `dst` covers the first `bytes` bytes of the spare capacity
+    // (checked by the slice above), and the loop zips `dst` with `src`, two
+    // slices of length `n`, so it wrote every one of those bytes.
+    unsafe { out.set_len(at + bytes) };
+}
+
+/// Decimal128 values as `W`-byte big-endian two's complement.
+#[inline(never)]
+fn convert_d128<const W: usize>(
+    natives: &[[u8; 16]],
+    out: &mut Vec<u8>,
+    extremes: Option<&mut Extremes>,
+) {
+    append_converted::<16, W>(out, natives, |v| {
+        let be = i128::from_le_bytes(*v).to_be_bytes();
+        be[16 - W..].try_into().unwrap()
+    });
+    if let Some(e) = extremes {
+        e.fold(
+            natives.iter().map(|v| i128::from_le_bytes(*v)),
+            i256::from_i128,
+            |x| x.as_i128(),
+        );
+    }
+}
+
+/// An i256's little-endian bytes as its (high, low) halves.
+#[inline(always)]
+fn halves(v: &[u8; 32]) -> (i128, u128) {
+    let (lo, hi) = v.split_at(16);
+    (
+        i128::from_le_bytes(hi.try_into().unwrap()),
+        u128::from_le_bytes(lo.try_into().unwrap()),
+    )
+}
+
+/// Decimal256 values as `W`-byte big-endian two's complement.
+#[inline(never)]
+fn convert_d256<const W: usize>(
+    natives: &[[u8; 32]],
+    out: &mut Vec<u8>,
+    extremes: Option<&mut Extremes>,
+) {
+    append_converted::<32, W>(out, natives, |v| {
+        let (hi, lo) = halves(v);
+        let mut be = [0u8; 32];
+        be[..16].copy_from_slice(&hi.to_be_bytes());
+        be[16..].copy_from_slice(&lo.to_be_bytes());
+        be[32 - W..].try_into().unwrap()
+    });
+    if let Some(e) = extremes {
+        e.fold(
+            natives.iter().map(halves),
+            |(hi, lo)| i256::from_parts(lo, hi),
+            |x| {
+                let (lo, hi) = x.to_parts();
+                (hi, lo)
+            },
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! [`NativeValues`]: the values buffer of a leaf array, viewed as raw Arrow
+//! bytes, and the checks made on it before anything is written.
+
+use super::FlbaKind;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Decimal256Type, Float16Type, IntervalDayTimeType, IntervalYearMonthType,
+};
+use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
+use arrow_buffer::i256;
+use parquet::errors::{ParquetError, Result};
+
+/// The values buffer of a leaf array, viewed as raw native bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NativeValues<'a> {
+    pub(super) kind: FlbaKind,
+    /// Parquet width.
+    pub(super) width: usize,
+    pub(super) native_width: usize,
+    pub(super) bytes: &'a [u8],
+}
+
+fn primitive_bytes<T: ArrowPrimitiveType>(array: &PrimitiveArray<T>) -> &[u8] {
+    array.values().inner().as_slice()
+}
+
+/// The values buffer of `array`, which must be of `kind`.
+fn buffer_of(kind: FlbaKind, array: &dyn Array) -> Option<&[u8]> {
+    Some(match kind {
+        FlbaKind::FixedSizeBinary => array.as_fixed_size_binary_opt()?.value_data(),
+        FlbaKind::Decimal128 => primitive_bytes(array.as_primitive_opt::<Decimal128Type>()?),
+        FlbaKind::Decimal256 => primitive_bytes(array.as_primitive_opt::<Decimal256Type>()?),
+        FlbaKind::Float16 => primitive_bytes(array.as_primitive_opt::<Float16Type>()?),
+        FlbaKind::IntervalYearMonth => {
+            primitive_bytes(array.as_primitive_opt::<IntervalYearMonthType>()?)
+        }
+        FlbaKind::IntervalDayTime => {
+            primitive_bytes(array.as_primitive_opt::<IntervalDayTimeType>()?)
+        }
+    })
+}
+
+/// Whether values of `kind` can be written with Parquet width `width`.
+fn width_supported(kind: FlbaKind, width: usize) -> bool {
+    match kind {
+        FlbaKind::FixedSizeBinary => true,
+        FlbaKind::Decimal128 => (1..=16).contains(&width),
+        FlbaKind::Decimal256 => (1..=32).contains(&width),
+        FlbaKind::Float16 => width == 2,
+        FlbaKind::IntervalYearMonth | FlbaKind::IntervalDayTime => width == 12,
+    }
+}
+
+impl<'a> NativeValues<'a> {
+    /// Views `array` (which must be of `kind`, not a dictionary) with Parquet
+    /// width `width`.
+    pub(crate) fn new(kind: FlbaKind, width: usize, array: &'a dyn Array) -> Result<Self> {
+        let type_error = || {
+            ParquetError::ArrowError(format!(
+                "Incompatible type: expected an array of kind {kind:?} and width {width}, got {}",
+                array.data_type()
+            ))
+        };
+        let bytes = buffer_of(kind, array).ok_or_else(type_error)?;
+        let fsb_width = array.as_fixed_size_binary_opt().map(|a| a.value_length());
+        if !width_supported(kind, width) || fsb_width.is_some_and(|w| w as usize != width) {
+            return Err(type_error());
+        }
+        let native_width = kind.native_width(width);
+        if bytes.len() < array.len() * native_width {
+            return Err(ParquetError::General(format!(
+                "{} array buffer holds {} bytes, fewer than {} values need",
+                array.data_type(),
+                bytes.len(),
+                array.len()
+            )));
+        }
+        Ok(Self {
+            kind,
+            width,
+            native_width,
+            bytes,
+        })
+    }
+
+    /// Parquet bytes per value.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The Arrow bytes of value `i` (what `parquet` hashes for distinct counts).
+    #[inline]
+    pub(crate) fn native(&self, i: usize) -> &'a [u8] {
+        &self.bytes[i * self.native_width..(i + 1) * self.native_width]
+    }
+
+    /// The Arrow bytes of every value, `native_width` bytes each.
+    #[inline]
+    pub(crate) fn native_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Bytes per value in the Arrow buffer.
+    #[inline]
+    pub(crate) fn native_width(&self) -> usize {
+        self.native_width
+    }
+
+    /// Values `[start, end)` in Parquet form without conversion, when their
+    /// Arrow bytes already are the Parquet bytes.
+    #[inline]
+    pub(crate) fn borrow(&self, start: usize, end: usize) -> Option<&'a [u8]> {
+        match self.kind {
+            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {
+                Some(&self.bytes[start * self.native_width..end * self.native_width])
+            }
+            _ => None,
+        }
+    }
+
+    /// The first position in `[0, len)` that is valid per `is_valid` and
+    /// holds a decimal that does not fit the column's width, if any.
+    pub(crate) fn first_unfit_decimal(
+        &self,
+        len: usize,
+        is_valid: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        match self.kind {
+            FlbaKind::Decimal128 if self.width < 16 => {
+                let shift = 8 * self.width as u32 - 1;
+                let (natives, _) = self.bytes[..len * 16].as_chunks::<16>();
+                // Fast scan over every slot; only if something is out of range
+                // look again, honouring validity.
+                let any = natives
+                    .iter()
+                    .fold(false, |acc, v| acc | d128_unfit(v, shift));
+                if !any {
+                    return None;
+                }
+                (0..len).find(|&i| d128_unfit(&natives[i], shift) && is_valid(i))
+            }
+            FlbaKind::Decimal256 if self.width < 32 => {
+                (0..len).find(|&i| self.is_unfit_decimal(i) && is_valid(i))
+            }
+            _ => None,
+        }
+    }
+
+    /// The first of `positions` that holds a decimal that does not fit the
+    /// column's width, as an index into `positions`.
+    pub(crate) fn first_unfit_decimal_among(&self, positions: &[usize]) -> Option<usize> {
+        if !self.tracks_extremes() || self.width == self.native_width {
+            return None;
+        }
+        positions.iter().position(|&i| self.is_unfit_decimal(i))
+    }
+
+    /// Whether the decimal at `i` does not fit the column's width.
+    fn is_unfit_decimal(&self, i: usize) -> bool {
+        let v = self.native(i);
+        let w = self.width;
+        match self.kind {
+            FlbaKind::Decimal128 | FlbaKind::Decimal256 if w < v.len() => {
+                let fill = if v[w - 1] & 0x80 != 0 { 0xFF } else { 0 };
+                v[w..].iter().any(|&b| b != fill)
+            }
+            _ => false,
+        }
+    }
+
+    /// The decimal at `i`, formatted, for error messages.
+    pub(crate) fn format_decimal(&self, i: usize) -> String {
+        let v = self.native(i);
+        match (self.kind, v.try_into(), v.try_into()) {
+            (FlbaKind::Decimal128, Ok(b), _) => i128::from_le_bytes(b).to_string(),
+            (FlbaKind::Decimal256, _, Ok(b)) => i256::from_le_bytes(b).to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Whether a Decimal128 does not fit the width whose sign bit is `shift`.
+#[inline(always)]
+fn d128_unfit(v: &[u8; 16], shift: u32) -> bool {
+    let x = i128::from_le_bytes(*v) >> shift;
+    (x + 1) as u128 > 1
+}
