@@ -1,7 +1,7 @@
 //! The default command: write the generated trades table with both writers in
 //! each configuration, check byte identity, report throughput and allocations.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -171,25 +171,22 @@ fn table_row(row: &Row, input_bytes: u64) -> String {
     )
 }
 
-/// Runs the demo.
-pub fn run(args: Args) -> Result<ExitCode, String> {
-    let o = parse(args)?;
-    if let Some(dir) = &o.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
-    }
-
+/// Generates the trades table behind a spinner.
+fn generate_batches(rows: usize, batch_size: usize) -> Vec<RecordBatch> {
     let spinner = ProgressBar::new_spinner().with_message(format!(
         "generating the trades table ({} rows)",
-        thousands(o.rows as u64)
+        thousands(rows as u64)
     ));
     spinner.enable_steady_tick(Duration::from_millis(120));
-    let batches = trades_batches(o.rows, o.batch_size);
+    let batches = trades_batches(rows, batch_size);
     // Joins the ticker thread, so nothing else allocates while we count.
     spinner.disable_steady_tick();
     spinner.finish_and_clear();
+    batches
+}
 
-    let input_bytes: u64 = batches.iter().map(value_bytes).sum();
+/// Prints the table's shape, columns and value bytes, and how it is measured.
+fn print_intro(o: &Options, batches: &[RecordBatch], input_bytes: u64) {
     let schema = batches[0].schema();
     println!(
         "trades table: {} rows in {} batches of up to {} rows",
@@ -212,12 +209,11 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
          (on a shared machine, read nothing into speed differences under ~10%)\n",
         o.runs
     );
+}
 
-    // Output buffers, reused across runs, sized generously and pre-faulted.
-    let cap = input_bytes as usize + input_bytes as usize / 4 + (16 << 20);
-    let mut sinks = [prefaulted(cap), prefaulted(cap)];
-
-    let pb = ProgressBar::new((o.configs.len() * o.runs * 2) as u64);
+/// A progress bar over `len` timed writes, drawn once.
+fn progress_bar(len: u64) -> ProgressBar {
+    let pb = ProgressBar::new(len);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
             .expect("valid template")
@@ -226,8 +222,12 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
     // No steady tick: a ticker thread would allocate while allocations are
     // being counted. The bar redraws between runs instead.
     pb.tick();
+    pb
+}
 
-    let header = format!(
+/// The Markdown header (title and alignment lines) of the results table.
+fn table_header() -> String {
+    format!(
         "| {:<14} | {:>13} | {:>18} | {:>7} | {:>31} | {:>8} | {:<9} |\n|{:-<16}|{:->15}|{:->20}|{:->9}|{:-^33}|{:->10}|{:-<11}|",
         "config",
         "parquet MiB/s",
@@ -243,12 +243,21 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         "",
         ":",
         "",
-    );
-    pb.suspend(|| println!("{header}"));
+    )
+}
 
+/// Measures every configuration of `o`, printing a table row for each and,
+/// with `--out`, saving both writers' files.
+fn measure_all(
+    o: &Options,
+    batches: &[RecordBatch],
+    input_bytes: u64,
+    sinks: &mut [Vec<u8>; 2],
+    pb: &ProgressBar,
+) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for config_name in &o.configs {
-        let row = match measure_config(config_name, &batches, &mut sinks, o.runs, &pb) {
+        let row = match measure_config(config_name, batches, sinks, o.runs, pb) {
             Ok(row) => row,
             Err(e) => {
                 pb.abandon();
@@ -257,7 +266,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         };
         pb.suspend(|| println!("{}", table_row(&row, input_bytes)));
         if let Some(dir) = &o.out {
-            for (writer, bytes) in Writer::BOTH.iter().zip(&sinks) {
+            for (writer, bytes) in Writer::BOTH.iter().zip(sinks.iter()) {
                 let path = dir.join(format!("trades-{}-{}.parquet", row.config, writer.name()));
                 std::fs::write(&path, bytes)
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -265,8 +274,12 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         }
         rows.push(row);
     }
-    pb.finish_and_clear();
+    Ok(rows)
+}
 
+/// Prints the geometric-mean speedup and the byte-identity verdict; returns
+/// exit code 2 if any configuration's files differ.
+fn print_summary(rows: &[Row], out: Option<&Path>) -> ExitCode {
     let speedups: Vec<f64> = rows
         .iter()
         .filter_map(|r| Some(r.parquet.best?.as_secs_f64() / r.flba.best?.as_secs_f64()))
@@ -276,7 +289,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         "\ngeometric-mean speedup over {} configuration(s): {geomean:.2}x",
         rows.len()
     );
-    if let Some(dir) = &o.out {
+    if let Some(dir) = out {
         println!(
             "files kept in {} (trades-<config>-<writer>.parquet)",
             dir.display()
@@ -289,7 +302,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
             "byte-identical: parquet-flba wrote exactly the same bytes as parquet in all {} configuration(s)",
             rows.len()
         );
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else {
         for r in &mismatches {
             eprintln!(
@@ -298,11 +311,35 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
                 r.difference.as_deref().unwrap_or_default()
             );
         }
-        if o.out.is_none() {
+        if out.is_none() {
             eprintln!("rerun with --out DIR to keep both files for inspection");
         }
-        Ok(ExitCode::from(2))
+        ExitCode::from(2)
     }
+}
+
+/// Runs the demo.
+pub fn run(args: Args) -> Result<ExitCode, String> {
+    let o = parse(args)?;
+    if let Some(dir) = &o.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
+    }
+
+    let batches = generate_batches(o.rows, o.batch_size);
+    let input_bytes: u64 = batches.iter().map(value_bytes).sum();
+    print_intro(&o, &batches, input_bytes);
+
+    // Output buffers, reused across runs, sized generously and pre-faulted.
+    let cap = input_bytes as usize + input_bytes as usize / 4 + (16 << 20);
+    let mut sinks = [prefaulted(cap), prefaulted(cap)];
+
+    let pb = progress_bar((o.configs.len() * o.runs * 2) as u64);
+    pb.suspend(|| println!("{}", table_header()));
+    let rows = measure_all(&o, &batches, input_bytes, &mut sinks, &pb)?;
+    pb.finish_and_clear();
+
+    Ok(print_summary(&rows, o.out.as_deref()))
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
+use arrow_schema::SchemaRef;
 use indicatif::{ProgressBar, ProgressStyle};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
@@ -142,11 +143,21 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Runs `rewrite`.
-pub fn run(args: Args) -> Result<ExitCode, String> {
-    let o = parse(args)?;
-    let (input, output) = (o.input.as_path(), o.output.as_path());
+/// The opened input: a batch reader plus what the progress bar and the
+/// summary need from its metadata.
+struct Input {
+    reader: ParquetRecordBatchReader,
+    schema: SchemaRef,
+    /// Size of the input file in bytes.
+    size: u64,
+    total_rows: u64,
+    /// Cumulative row count at the end of each row group.
+    row_group_ends: Vec<u64>,
+}
 
+/// Checks that `input` is a regular file distinct from `output`, opens it as
+/// Parquet and collects the cumulative row count at each row-group end.
+fn open_input(input: &Path, output: &Path, batch_size: usize) -> Result<Input, String> {
     let meta =
         std::fs::metadata(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     if !meta.is_file() {
@@ -158,7 +169,6 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
             output.display()
         ));
     }
-    let input_size = meta.len();
     let file = File::open(input).map_err(|e| format!("cannot open {}: {e}", input.display()))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| format!("{} is not a readable Parquet file: {e}", input.display()))?;
@@ -174,10 +184,22 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         })
         .collect();
     let reader = builder
-        .with_batch_size(o.batch_size)
+        .with_batch_size(batch_size)
         .build()
         .map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    Ok(Input {
+        reader,
+        schema,
+        size: meta.len(),
+        total_rows,
+        row_group_ends,
+    })
+}
 
+/// Builds the `WriterProperties` from the options (unset ones keep parquet's
+/// defaults) and the "compression ..., writer version ..., dictionary ..."
+/// line describing the effective settings.
+fn writer_properties(o: &Options) -> (WriterProperties, String) {
     let mut props = WriterProperties::builder();
     if let Some(c) = o.compression {
         props = props.set_compression(c);
@@ -201,16 +223,11 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
             "off"
         }
     );
+    (props, settings)
+}
 
-    let out_file =
-        File::create(output).map_err(|e| format!("cannot create {}: {e}", output.display()))?;
-    let guard = PartialOutput {
-        path: output,
-        keep: false,
-    };
-    let mut writer = parquet_flba::ArrowWriter::try_new(out_file, schema, Some(props))
-        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
-
+/// A progress bar over `total_rows` rows.
+fn progress_bar(total_rows: u64) -> ProgressBar {
     let pb = ProgressBar::new(total_rows);
     pb.set_style(
         ProgressStyle::with_template(
@@ -219,11 +236,48 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         .expect("valid template")
         .progress_chars("=> "),
     );
+    pb
+}
+
+/// What [`copy_batches`] read, wrote and how long it took.
+struct Counters {
+    rows: u64,
+    batches: u64,
+    /// Value bytes of the batches (see `value_bytes`).
+    bytes: u64,
+    read_time: Duration,
+    /// Includes closing the writer.
+    write_time: Duration,
+    total_time: Duration,
+    /// Row groups in the written file.
+    written_row_groups: usize,
+}
+
+/// The 1-based row group being read once `rows` rows have been read, given
+/// the cumulative row count at each row-group end (clamped to the last one).
+fn row_group_at(row_group_ends: &[u64], rows: u64) -> usize {
+    row_group_ends
+        .partition_point(|end| *end <= rows)
+        .min(row_group_ends.len().saturating_sub(1))
+        + 1
+}
+
+/// Reads every batch of `reader`, writes it with `writer` and closes it,
+/// showing progress over rows and row groups; `input` and `output` only name
+/// the files in error messages.
+fn copy_batches(
+    mut reader: ParquetRecordBatchReader,
+    mut writer: parquet_flba::ArrowWriter<File>,
+    total_rows: u64,
+    row_group_ends: &[u64],
+    input: &Path,
+    output: &Path,
+) -> Result<Counters, String> {
+    let pb = progress_bar(total_rows);
     let row_groups = row_group_ends.len();
     let (mut read_time, mut write_time) = (Duration::ZERO, Duration::ZERO);
     let (mut rows, mut batches, mut bytes) = (0u64, 0u64, 0u64);
     let started = Instant::now();
-    let mut reader = reader;
     loop {
         let t = Instant::now();
         let next = reader.next();
@@ -254,10 +308,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         rows += batch.num_rows() as u64;
         batches += 1;
         bytes += value_bytes(&batch);
-        let row_group = row_group_ends
-            .partition_point(|end| *end <= rows)
-            .min(row_groups.saturating_sub(1))
-            + 1;
+        let row_group = row_group_at(row_group_ends, rows);
         pb.set_message(format!(
             "row group {row_group}/{row_groups}, batch {batches}"
         ));
@@ -271,8 +322,27 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
     write_time += t.elapsed();
     let total_time = started.elapsed();
     pb.finish_and_clear();
-    guard.keep();
+    Ok(Counters {
+        rows,
+        batches,
+        bytes,
+        read_time,
+        write_time,
+        total_time,
+        written_row_groups: written.num_row_groups(),
+    })
+}
 
+/// Prints what was rewritten: rows, row groups, sizes, times and throughput.
+/// `input_size` and `row_groups` describe the input file.
+fn print_summary(
+    input: &Path,
+    output: &Path,
+    settings: &str,
+    input_size: u64,
+    row_groups: usize,
+    c: &Counters,
+) {
     let output_size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     let secs = |d: Duration| d.as_secs_f64().max(1e-9);
     println!(
@@ -282,28 +352,56 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
     );
     println!(
         "  rows:       {} in {} batches; row groups {} -> {}",
-        thousands(rows),
-        thousands(batches),
+        thousands(c.rows),
+        thousands(c.batches),
         row_groups,
-        written.num_row_groups()
+        c.written_row_groups
     );
     println!(
         "  size:       {:.2} MiB -> {:.2} MiB ({:.1} MiB of value bytes)",
         mib(input_size),
         mib(output_size),
-        mib(bytes)
+        mib(c.bytes)
     );
     println!(
         "  time:       {:.3} s total: read/decode {:.3} s, write/encode {:.3} s",
-        secs(total_time),
-        secs(read_time),
-        secs(write_time)
+        secs(c.total_time),
+        secs(c.read_time),
+        secs(c.write_time)
     );
     println!(
         "  throughput: write {:.1} MiB/s of value bytes; end to end {:.1} MiB/s",
-        mib(bytes) / secs(write_time),
-        mib(bytes) / secs(total_time)
+        mib(c.bytes) / secs(c.write_time),
+        mib(c.bytes) / secs(c.total_time)
     );
+}
+
+/// Runs `rewrite`.
+pub fn run(args: Args) -> Result<ExitCode, String> {
+    let o = parse(args)?;
+    let (input, output) = (o.input.as_path(), o.output.as_path());
+    let Input {
+        reader,
+        schema,
+        size: input_size,
+        total_rows,
+        row_group_ends,
+    } = open_input(input, output, o.batch_size)?;
+    let (props, settings) = writer_properties(&o);
+
+    let out_file =
+        File::create(output).map_err(|e| format!("cannot create {}: {e}", output.display()))?;
+    let guard = PartialOutput {
+        path: output,
+        keep: false,
+    };
+    let writer = parquet_flba::ArrowWriter::try_new(out_file, schema, Some(props))
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    let counters = copy_batches(reader, writer, total_rows, &row_group_ends, input, output)?;
+    guard.keep();
+
+    let row_groups = row_group_ends.len();
+    print_summary(input, output, &settings, input_size, row_groups, &counters);
     Ok(ExitCode::SUCCESS)
 }
 
