@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+mod arrays;
 mod cdc;
 mod chunk;
 mod column;

@@ -11,7 +11,6 @@ pub(crate) use stores::HandOff;
 use crate::column::{ArrowColumnWriter, WriterInner};
 use crate::leaf::{FlbaColumnWriter, LeafShape};
 use crate::plan::{ColumnPlan, LeafKind};
-use crate::values::FlbaKind;
 use arrow_schema::{Schema, SchemaRef};
 use parquet::arrow::arrow_writer::{self as upstream, PageStore, PageStoreFactory};
 use parquet::errors::{ParquetError, Result};
@@ -21,19 +20,6 @@ use parquet::schema::types::{ColumnDescPtr, Type};
 use std::io::Write;
 use std::sync::Arc;
 use stores::Router;
-
-impl From<LeafKind> for FlbaKind {
-    fn from(kind: LeafKind) -> Self {
-        match kind {
-            LeafKind::FixedSizeBinary => FlbaKind::FixedSizeBinary,
-            LeafKind::Decimal128 => FlbaKind::Decimal128,
-            LeafKind::Decimal256 => FlbaKind::Decimal256,
-            LeafKind::Float16 => FlbaKind::Float16,
-            LeafKind::IntervalYearMonth => FlbaKind::IntervalYearMonth,
-            LeafKind::IntervalDayTime => FlbaKind::IntervalDayTime,
-        }
-    }
-}
 
 /// Creates the column writers of each row group, see [`ArrowColumnWriter`].
 ///
@@ -214,14 +200,8 @@ impl ArrowRowGroupWriterFactory {
         leaf: usize,
         store: Option<Box<dyn PageStore>>,
     ) -> Result<ArrowColumnWriter> {
-        let arrow_type = self.plan.leaves()[leaf].arrow_type();
-        debug_assert_eq!(
-            arrow_type.and_then(FlbaKind::of),
-            Some(kind.into()),
-            "the plan and the value converter disagree on column {leaf}'s kind"
-        );
         let descr = self.columns[leaf].clone();
-        let writer = FlbaColumnWriter::try_new(descr, &self.props, kind.into(), store)?;
+        let writer = FlbaColumnWriter::try_new(descr, &self.props, kind, store)?;
         Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
     }
 
@@ -241,7 +221,7 @@ impl ArrowRowGroupWriterFactory {
         let kind = self.plan.fast_kind(leaf)?;
         let descr = &self.columns[leaf];
         Some(LeafShape {
-            kind: kind.into(),
+            kind,
             width: usize::try_from(descr.type_length()).unwrap_or(0),
             max_def: descr.max_def_level(),
         })

@@ -5,11 +5,10 @@
 
 use super::FlatLeaf;
 use super::view::{LevelView, NestedLevels};
+use crate::arrays::{expand_dictionary, expand_run_end_encoded};
 use crate::levels::LeafLevels;
 use crate::values::{FlbaKind, NativeValues, decimal_precision};
-use arrow_array::cast::AsArray;
-use arrow_array::types::RunEndIndexType;
-use arrow_array::{Array, ArrayRef, Int32Array, RunArray, downcast_run_array};
+use arrow_array::{Array, ArrayRef};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 use parquet::errors::{ParquetError, Result};
@@ -72,34 +71,6 @@ pub(super) fn resolve_leveled(levels: &LeafLevels) -> Result<ArrayRef> {
         DataType::Dictionary(_, _) => expand_dictionary(&levels.array),
         _ => Ok(levels.array.clone()),
     }
-}
-
-fn expand_dictionary(array: &ArrayRef) -> Result<ArrayRef> {
-    let dict = array.as_any_dictionary();
-    Ok(arrow_select::take::take(
-        dict.values().as_ref(),
-        dict.keys(),
-        None,
-    )?)
-}
-
-/// Expands a run-end encoded array to its logical values, as `parquet` does.
-fn expand_run_end_encoded(array: &ArrayRef) -> Result<ArrayRef> {
-    fn expand<R: RunEndIndexType>(run: &RunArray<R>) -> Result<ArrayRef> {
-        let run_ends = run.run_ends();
-        let indices: Int32Array = (0..run.len())
-            .map(|i| run_ends.get_physical_index(i) as i32)
-            .collect();
-        Ok(arrow_select::take::take(
-            run.values().as_ref(),
-            &indices,
-            None,
-        )?)
-    }
-    downcast_run_array!(
-        array => expand(array),
-        t => Err(ParquetError::ArrowError(format!("expected a run-end encoded array, got {t}"))),
-    )
 }
 
 impl LeafShape {

@@ -2,9 +2,9 @@
 //! nodes plus, for every leaf, the chain of nodes above it.
 
 use super::is_leaf;
+use crate::arrays::{expand_dictionary, expand_run_end_encoded};
 use arrow_array::cast::AsArray;
-use arrow_array::types::RunEndIndexType;
-use arrow_array::{Array, ArrayRef, Int32Array, RunArray, downcast_run_array};
+use arrow_array::{Array, ArrayRef};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef};
 use parquet::errors::{ParquetError, Result};
@@ -207,32 +207,11 @@ fn unwrap_array(array: &ArrayRef) -> Result<ArrayRef> {
     let mut array = array.clone();
     loop {
         array = match array.data_type() {
-            DataType::RunEndEncoded(_, _) => expand_runs(&array)?,
-            DataType::Dictionary(_, values) if !is_leaf(values) => {
-                let dict = array.as_any_dictionary();
-                arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?
-            }
+            DataType::RunEndEncoded(_, _) => expand_run_end_encoded(&array)?,
+            DataType::Dictionary(_, values) if !is_leaf(values) => expand_dictionary(&array)?,
             _ => return Ok(array),
         }
     }
-}
-
-/// The values of a run-end-encoded array, one per logical row.
-fn expand_runs(array: &ArrayRef) -> Result<ArrayRef> {
-    fn typed<R: RunEndIndexType>(runs: &RunArray<R>) -> Result<ArrayRef> {
-        let ends = runs.run_ends();
-        let rows = (0..runs.len()).map(|row| ends.get_physical_index(row) as i32);
-        let indices = Int32Array::from_iter_values(rows);
-        Ok(arrow_select::take::take(
-            runs.values().as_ref(),
-            &indices,
-            None,
-        )?)
-    }
-    downcast_run_array!(
-        array => typed(array),
-        t => Err(ParquetError::ArrowError(format!("expected a run-end encoded array, got {t}"))),
-    )
 }
 
 /// The element field of a list-like type (lists and list views of both

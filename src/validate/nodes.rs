@@ -3,10 +3,10 @@
 
 use super::decimal::NarrowDecimal;
 use super::{child_values, has_narrow_decimal, logical_type};
+use crate::arrays::{expand_dictionary, expand_run_end_encoded};
 use crate::levels::is_leaf;
 use arrow_array::cast::AsArray;
-use arrow_array::types::RunEndIndexType;
-use arrow_array::{Array, ArrayRef, Int32Array, RunArray, downcast_run_array};
+use arrow_array::{Array, ArrayRef};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, FieldRef};
 use parquet::errors::{ParquetError, Result};
@@ -84,35 +84,6 @@ pub(super) enum Node {
     Struct(Vec<Node>, Option<NullBuffer>),
 }
 
-/// The run-end-encoded `array` expanded to one value per row.
-fn expand_ree(array: &ArrayRef) -> Result<ArrayRef> {
-    fn expand<R: RunEndIndexType>(run: &RunArray<R>) -> Result<ArrayRef> {
-        let ends = run.run_ends();
-        let physical: Int32Array = (0..run.len())
-            .map(|i| i32::try_from(ends.get_physical_index(i)).unwrap_or(i32::MAX))
-            .collect();
-        Ok(arrow_select::take::take(
-            run.values().as_ref(),
-            &physical,
-            None,
-        )?)
-    }
-    downcast_run_array!(
-        array => expand(array),
-        t => Err(ParquetError::ArrowError(format!("expected a run-end encoded array, got {t}"))),
-    )
-}
-
-/// The dictionary `array` with its keys looked up.
-fn expand_dictionary(array: &ArrayRef) -> Result<ArrayRef> {
-    let dict = array.as_any_dictionary();
-    Ok(arrow_select::take::take(
-        dict.values().as_ref(),
-        dict.keys(),
-        None,
-    )?)
-}
-
 /// `field` with the dictionary and run-end-encoded layers of its type taken
 /// off (nullable if a run-end-encoded value field is), None if it has none.
 fn without_wrappers(field: &Field) -> Option<Field> {
@@ -169,7 +140,9 @@ impl Node {
             },
             t if is_leaf(t) => Ok(Node::Leaf),
             DataType::Dictionary(_, v) if is_leaf(v) => Ok(Node::Leaf),
-            DataType::RunEndEncoded(_, _) => Self::build(field, &expand_ree(array)?, path),
+            DataType::RunEndEncoded(_, _) => {
+                Self::build(field, &expand_run_end_encoded(array)?, path)
+            }
             DataType::Dictionary(_, _) => Self::build(field, &expand_dictionary(array)?, path),
             DataType::Struct(_) => Self::build_struct(field, array, path),
             _ => Self::build_list(field, array, path),

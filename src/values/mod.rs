@@ -30,14 +30,16 @@ pub(crate) use source::{BitmapValues, EmptyValues, IndexValues, RangeValues, Val
 
 use arrow_schema::{DataType, IntervalUnit};
 
-/// The Arrow types written as FIXED_LEN_BYTE_ARRAY.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FlbaKind {
-    /// `FixedSizeBinary(n)`.
+/// The kind of a FIXED_LEN_BYTE_ARRAY leaf, by its Arrow type. Public as
+/// [`LeafKind`](crate::LeafKind) in the column plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FlbaKind {
+    /// `FixedSizeBinary(n)` with `n > 0` (UUIDs, hashes, ...).
     FixedSizeBinary,
-    /// `Decimal128(p, s)`.
+    /// `Decimal128(p, s)` with `p >= 19`.
     Decimal128,
-    /// `Decimal256(p, s)`.
+    /// `Decimal256(p, s)` with `p >= 19`.
     Decimal256,
     /// `Float16`.
     Float16,
@@ -48,7 +50,9 @@ pub(crate) enum FlbaKind {
 }
 
 impl FlbaKind {
-    /// The kind of a (non-dictionary) Arrow data type, if it is one.
+    /// The kind of an Arrow leaf type, whether or not the fast path can take
+    /// it (a `Decimal128(9, 2)` is a [`FlbaKind::Decimal128`] stored as
+    /// INT32).
     pub(crate) fn of(data_type: &DataType) -> Option<Self> {
         Some(match data_type {
             DataType::FixedSizeBinary(_) => Self::FixedSizeBinary,
@@ -59,6 +63,18 @@ impl FlbaKind {
             DataType::Interval(IntervalUnit::DayTime) => Self::IntervalDayTime,
             _ => return None,
         })
+    }
+
+    /// The name shown in the plan's table.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::FixedSizeBinary => "FixedSizeBinary",
+            Self::Decimal128 => "Decimal128",
+            Self::Decimal256 => "Decimal256",
+            Self::Float16 => "Float16",
+            Self::IntervalYearMonth => "IntervalYearMonth",
+            Self::IntervalDayTime => "IntervalDayTime",
+        }
     }
 
     /// Bytes per value in the Arrow buffer.
