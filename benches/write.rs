@@ -1,5 +1,7 @@
-//! Write throughput: upstream `parquet::arrow::ArrowWriter` (parquet 60.1.0)
-//! against `parquet_flba::ArrowWriter`, on the same batch in the same run.
+//! Write throughput: upstream `parquet::arrow::ArrowWriter` (of the selected
+//! release: parquet 60.1.0, or 59.2.0 with `--no-default-features --features
+//! parquet-59`) against `parquet_flba::ArrowWriter`, on the same batch in the
+//! same run.
 //!
 //! # What is measured
 //!
@@ -48,6 +50,8 @@
 //! measurement when 10 iterations take longer than that). Criterion's own
 //! flags override them, e.g. `-- --sample-size 20 --measurement-time 10`.
 //! Set `CARGO_TARGET_DIR` to keep bench builds apart from other builds.
+
+include!("../src/versions.rs");
 
 use std::hint::black_box;
 use std::time::Duration;

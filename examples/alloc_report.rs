@@ -24,6 +24,8 @@
 //! for a given build; run it in release mode, as debug builds allocate alike
 //! but take much longer.
 
+include!("../src/versions.rs");
+
 #[path = "../benches/workloads/mod.rs"]
 mod workloads;
 

@@ -28,6 +28,7 @@ use parquet::file::properties::WriterProperties;
 /// [`AsyncFileWriter::complete`].
 ///
 /// ```
+/// # use parquet_flba::{arrow_array, arrow_schema, parquet};
 /// # use std::sync::Arc;
 /// # use arrow_array::{ArrayRef, FixedSizeBinaryArray, RecordBatch};
 /// use parquet_flba::AsyncArrowWriter;

@@ -31,10 +31,13 @@
 
 #![warn(missing_docs)]
 
+include!("versions.rs");
+
 mod arrays;
 mod cdc;
 mod chunk;
 mod column;
+mod compat;
 mod encoding;
 mod factory;
 mod hybrid;
@@ -60,6 +63,11 @@ pub use parquet::arrow::arrow_writer::{
 pub use plan::{ColumnPlan, DelegateReason, LeafKind, LeafPath, LeafPlan};
 pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions};
+
+/// The `parquet` release whose `ArrowWriter` this build matches byte for
+/// byte, and whose types its API takes: `"60.1.0"` with the `parquet-60`
+/// feature (the default), `"59.2.0"` with `parquet-59`.
+pub const PARQUET_RELEASE: &str = compat::RELEASE;
 
 #[cfg(feature = "async")]
 mod async_writer;

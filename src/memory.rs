@@ -3,6 +3,7 @@
 //! so small growth reaches the listener rarely.
 //!
 //! ```
+//! # use parquet_flba::{arrow_array, arrow_schema, parquet};
 //! # use std::sync::{Arc, atomic::{AtomicUsize, Ordering}};
 //! # use arrow_array::{ArrayRef, FixedSizeBinaryArray, RecordBatch};
 //! use parquet::errors::{ParquetError, Result};

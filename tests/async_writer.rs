@@ -4,6 +4,8 @@
 
 #![cfg(feature = "async")]
 
+include!("../src/versions.rs");
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -178,6 +180,12 @@ async fn same_calls(name: &str, props: WriterProperties, steps: &[Step]) -> Vec<
     assert_eq!(up.bytes_written(), ours.bytes_written(), "{name}");
     assert_eq!(up_meta.row_groups(), our_meta.row_groups(), "{name}");
     let (up, ours) = (up.into_inner(), ours.into_inner());
+    if !cfg!(feature = "parquet-60") && name == "cdc_mixed" {
+        // With parquet 59 the hybrid CDC writer hands the same bytes over in
+        // other pieces (README, "Choosing the parquet release").
+        assert!(up.file() == ours.file(), "{name}: different bytes");
+        return ours.file();
+    }
     assert_eq!(up.summary(), ours.summary(), "{name}: different calls");
     assert!(up.calls == ours.calls, "{name}: different bytes");
     assert_eq!(up.calls.last(), Some(&Call::Complete), "{name}");

@@ -13,6 +13,8 @@
 //! Several of these tests are expected to fail against the re-exporting stub
 //! (which *is* upstream); they encode the contract for the real implementation.
 
+include!("../src/versions.rs");
+
 mod common;
 
 use std::sync::Arc;
@@ -140,6 +142,45 @@ fn assert_recovers(name: &str, schema: &SchemaRef, props: WriterProperties, scri
     }
     if let Err(e) = check_round_trip(schema, &goods, &bytes, false) {
         fail(format!("round trip: {e}"));
+    }
+}
+
+/// parquet 59 does not check required fields for nulls (docs/parquet-59.md
+/// D15): it writes a null slot's stored bytes. Under the `parquet-59`
+/// feature the "bad" batches of the tests below are then data, and both
+/// writers must write the same file from them.
+fn same_file_without_required_check(
+    name: &str,
+    schema: &SchemaRef,
+    props: WriterProperties,
+    batches: &[RecordBatch],
+) {
+    let up = no_panic("upstream", || {
+        let mut w = up::writer(Vec::new(), schema, &Opts::props(props.clone()))?;
+        for b in batches {
+            w.write(b)?;
+        }
+        w.into_inner()
+    });
+    let ours = no_panic("parquet_flba", || {
+        let mut w =
+            parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))?;
+        for b in batches {
+            w.write(b)?;
+        }
+        w.into_inner()
+    });
+    match (up, ours) {
+        (Ok(Ok(up)), Ok(Ok(ours))) => {
+            if let Some(diff) = compare_files(&up, &ours) {
+                panic!("{name}: files differ:\n{diff}");
+            }
+        }
+        (up, ours) => panic!(
+            "{name}: upstream {:?}, parquet_flba {:?}",
+            up.map(|r| r.map(|_| ())),
+            ours.map(|r| r.map(|_| ()))
+        ),
     }
 }
 
@@ -612,6 +653,14 @@ fn null_in_required_fsb_column() {
     let schema = schema1("uuid", DataType::FixedSizeBinary(16), false);
     let mut g = Gen::new("null_in_required_fsb");
     let bad_batch = with_nulls_in(&schema, 0, &mut g, 50);
+    if cfg!(feature = "parquet-59") {
+        for (cfg, props) in configs() {
+            let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch.clone()];
+            let name = format!("null_in_required_fsb/{cfg}");
+            same_file_without_required_check(&name, &schema, props.build(), &batches);
+        }
+        return;
+    }
     assert_upstream_rejects("null_in_required_fsb", &schema, &bad_batch);
     for (cfg, props) in configs() {
         let script = [
@@ -639,6 +688,11 @@ fn null_in_required_decimal_and_float16_columns() {
         let schema = schema1("c", dt, false);
         let mut g = Gen::new(&name);
         let bad_batch = with_nulls_in(&schema, 0, &mut g, 50);
+        if cfg!(feature = "parquet-59") {
+            let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch];
+            same_file_without_required_check(&name, &schema, WriterProperties::default(), &batches);
+            continue;
+        }
         assert_upstream_rejects(&name, &schema, &bad_batch);
         let script = [
             good(g.batch(&schema, 100, &Spec::default())),
@@ -660,6 +714,12 @@ fn null_in_required_fsb_after_other_columns() {
     ]);
     let mut g = Gen::new("null_after_other_columns");
     let bad_batch = with_nulls_in(&schema, 2, &mut g, 60);
+    if cfg!(feature = "parquet-59") {
+        let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch];
+        let props = WriterProperties::default();
+        same_file_without_required_check("null_after_other_columns", &schema, props, &batches);
+        return;
+    }
     assert_upstream_rejects("null_after_other_columns", &schema, &bad_batch);
     for (cfg, props) in [
         ("default", WriterProperties::default()),
@@ -700,6 +760,14 @@ fn null_in_required_int64_after_flba_columns() {
     ]);
     let mut g = Gen::new("null_in_int64_after_flba");
     let bad_batch = with_nulls_in(&schema, 2, &mut g, 60);
+    if cfg!(feature = "parquet-59") {
+        for (cfg, props) in configs() {
+            let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch.clone()];
+            let name = format!("null_in_int64_after_flba/{cfg}");
+            same_file_without_required_check(&name, &schema, props.build(), &batches);
+        }
+        return;
+    }
     assert_upstream_rejects("null_in_int64_after_flba", &schema, &bad_batch);
     for (cfg, props) in configs() {
         let script = [
@@ -974,7 +1042,7 @@ fn repeated_failures_keep_the_writer_consistent() {
             .set_data_page_row_count_limit(20)
             .set_write_batch_size(8)
             .build();
-        let script = [
+        let mut script = vec![
             good(price_batch(&schema, 0, 45, None)),
             bad(
                 price_batch(&schema, 45, 40, Some((39, i128::MIN))),
@@ -991,6 +1059,10 @@ fn repeated_failures_keep_the_writer_consistent() {
             ),
             good(price_batch(&schema, 85, 60, None)),
         ];
+        if cfg!(feature = "parquet-59") {
+            // Nulls in a required field are data to parquet 59 (D15).
+            script.remove(2);
+        }
         assert_recovers(&format!("repeated_failures/{cfg}"), &schema, props, &script);
     }
 }

@@ -4,6 +4,8 @@
 //! compared byte for byte with `parquet::arrow::ArrowWriter`, with the
 //! writer's state after each write, `close()`'s metadata and a read-back.
 
+include!("../src/versions.rs");
+
 mod common;
 
 use std::sync::Arc;
@@ -150,10 +152,7 @@ fn configurations() {
         ),
         ("small_pages", small_pages(cdc())),
         ("no_dictionary", cdc().set_dictionary_enabled(false)),
-        (
-            "ndv",
-            cdc().set_write_row_group_number_distinct_values(true),
-        ),
+        ("ndv", cdc().distinct_values(true)),
         (
             "kv",
             cdc().set_key_value_metadata(Some(vec![KeyValue::new("k".into(), "v".to_string())])),

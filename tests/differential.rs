@@ -13,6 +13,8 @@
 //! the `ArrowWriter` API surface. Each case is named `group/type/config` in
 //! failure messages; data is seeded (see `PARQUET_FLBA_SEED`).
 
+include!("../src/versions.rs");
+
 mod common;
 
 use std::sync::Arc;
@@ -26,8 +28,8 @@ use common::*;
 use parquet::basic::{BrotliLevel, Compression, Encoding, GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{
-    BloomFilterPosition, DeltaBinaryPackedEncoderOptions, EnabledStatistics, WriterProperties,
-    WriterPropertiesBuilder, WriterVersion,
+    BloomFilterPosition, EnabledStatistics, WriterProperties, WriterPropertiesBuilder,
+    WriterVersion,
 };
 use parquet::schema::types::ColumnPath;
 use rand::Rng;
@@ -806,7 +808,7 @@ mod limits {
         let batches = g.batches(&schema, &[300, 200], &Spec::new(Nulls::Density(0.2)));
         let p = props()
             .set_column_data_page_size_limit(col("uuid"), 100)
-            .set_column_data_page_row_count_limit(col("price"), 13)
+            .column_page_row_limit(col("price"), 13)
             .set_column_dictionary_page_size_limit(col("amount"), 64)
             .set_column_dictionary_page_size_limit(col("half"), 8)
             .build();
@@ -935,8 +937,11 @@ mod encodings {
 
     /// DELTA_BYTE_ARRAY with custom DELTA_BINARY_PACKED block layouts, on
     /// data with long shared prefixes (sorted) and random data.
+    /// DELTA_BINARY_PACKED block layouts: a parquet 60 setting (D12).
     #[test]
+    #[cfg(feature = "parquet-60")]
     fn delta_byte_array_block_layouts() {
+        use parquet::file::properties::DeltaBinaryPackedEncoderOptions;
         let mut f = Failures::new();
         for dt in representative_types() {
             for order in [Order::Random, Order::Asc] {
@@ -1342,7 +1347,7 @@ mod bloom {
                             .set_bloom_filter_enabled(true)
                             .set_bloom_filter_max_ndv(500)
                             .set_bloom_filter_position(position)
-                            .set_bloom_filter_for_dictionary_encoded_chunks(for_dict)
+                            .bloom_for_dictionary_chunks(for_dict)
                             .set_max_row_group_row_count(Some(180))
                             .build();
                         let case = format!("{name}/{position:?}/for_dict_{for_dict}/{mode}");
@@ -1506,7 +1511,7 @@ mod options {
                 ),
                 ("v2_plain", v2(props()).set_dictionary_enabled(false)),
             ] {
-                let p = b.set_write_row_group_number_distinct_values(true).build();
+                let p = b.distinct_values(true).build();
                 f.identical(&format!("{name}/{cfg}"), &schema, &batches, p);
             }
         }
@@ -1535,9 +1540,7 @@ mod options {
             &[100, 100],
             &Spec::new(Nulls::Density(0.3)).distinct(20),
         );
-        let p = props()
-            .set_write_row_group_number_distinct_values(true)
-            .build();
+        let p = props().distinct_values(true).build();
         f.identical("ndv/dictionary", &schema, &batches, p);
         f.finish();
     }
@@ -1694,7 +1697,7 @@ mod mixed {
                 props()
                     .set_max_row_group_row_count(Some(100))
                     .set_bloom_filter_enabled(true)
-                    .set_write_row_group_number_distinct_values(true),
+                    .distinct_values(true),
             ),
         ] {
             f.identical(&format!("{label}/{cfg}"), &schema, &batches, b.build());
@@ -1847,9 +1850,7 @@ mod mixed {
                 b.build(),
             );
         }
-        let p = props()
-            .set_write_row_group_number_distinct_values(true)
-            .build();
+        let p = props().distinct_values(true).build();
         f.identical("dictionary_for_plain/ndv", &writer_schema, &batches, p);
         f.finish();
     }
@@ -1884,10 +1885,7 @@ mod mixed {
         let mut f = Failures::new();
         for (cfg, b) in [
             ("default", props()),
-            (
-                "ndv",
-                props().set_write_row_group_number_distinct_values(true),
-            ),
+            ("ndv", props().distinct_values(true)),
             ("v2_plain", v2(props()).set_dictionary_enabled(false)),
             ("cdc_small", config("cdc_small")),
         ] {
@@ -2021,7 +2019,7 @@ mod column_api {
     fn factory_new_bloom_ndv_plain() {
         let p = props()
             .set_bloom_filter_enabled(true)
-            .set_write_row_group_number_distinct_values(true)
+            .distinct_values(true)
             .set_dictionary_enabled(false)
             .build();
         check_parallel("parallel/factory_new/bloom_ndv_plain", p, false);

@@ -10,6 +10,8 @@
 //! crates this crate already depends on. See `fuzz/README.md` for running
 //! the targets under libFuzzer.
 
+include!("../src/versions.rs");
+
 #[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]
 mod harness;
@@ -151,8 +153,12 @@ fn run_generated(name: &str, target: Target) -> usize {
 /// tests nothing, so only a few may (negative decimal scales, which parquet
 /// rejects, are generated on purpose).
 fn assert_mostly_kept(name: &str, kept: usize) {
+    // parquet 59 rejects more of the generated scenarios (nested
+    // dictionaries, run-end-encoded arrays for plain fields), and the
+    // round trip skips its unreadable dictionary-of-FixedSizeBinary files.
+    let share = if cfg!(feature = "parquet-60") { 85 } else { 80 };
     assert!(
-        kept * 100 >= GENERATED * 85,
+        kept * 100 >= GENERATED * share,
         "only {kept} of {GENERATED} generated `{name}` inputs exercised the writers \
          (the rest were rejected by both writers up front)"
     );

@@ -3,6 +3,8 @@
 //! before anything is buffered (and the writer keeps working), reservations
 //! come in blocks, and the output is unchanged by accounting.
 
+include!("../src/versions.rs");
+
 use arrow_array::{ArrayRef, Decimal128Array, FixedSizeBinaryArray, Int64Array, RecordBatch};
 use parquet::errors::{ParquetError, Result};
 use parquet_flba::{ArrowWriter, MemoryListener};

@@ -9,6 +9,8 @@
 //! `PARQUET_FLBA_SEED` sets the base seed, `PARQUET_FLBA_CASES` the number of
 //! cases (default 100), `PARQUET_FLBA_CASE` runs a single case index.
 
+include!("../src/versions.rs");
+
 mod common;
 
 use std::sync::Arc;
@@ -245,7 +247,7 @@ fn random_props(g: &mut Gen, flba_leaves: &[String], desc: &mut Vec<String>) -> 
         let for_dict = g.chance(0.5);
         b = b
             .set_bloom_filter_position(pos)
-            .set_bloom_filter_for_dictionary_encoded_chunks(for_dict);
+            .bloom_for_dictionary_chunks(for_dict);
         d(format!(
             "bloom(ndv={ndv},fpp={fpp},{pos:?},for_dict={for_dict})"
         ));
@@ -274,7 +276,7 @@ fn random_props(g: &mut Gen, flba_leaves: &[String], desc: &mut Vec<String>) -> 
         b = b.set_content_defined_chunking(Some(opts));
     }
     if g.chance(0.15) {
-        b = b.set_write_row_group_number_distinct_values(true);
+        b = b.distinct_values(true);
         d("ndv".into());
     }
     if g.chance(0.1) {

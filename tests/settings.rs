@@ -10,6 +10,8 @@
 //! * `Interval(MonthDayNano)`: rejected as `parquet` rejects it (same error
 //!   kind and message, at the same call).
 
+include!("../src/versions.rs");
+
 mod common;
 
 use std::sync::Arc;

@@ -5,6 +5,8 @@
 //! time (see [`serial`]) and peak heap figures are those of the test that
 //! measures them.
 
+include!("../src/versions.rs");
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::io::{BufWriter, Write};

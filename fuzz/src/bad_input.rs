@@ -248,6 +248,12 @@ fn check_accepted(
         .filter(|b| b.num_rows() > 0)
         .cloned()
         .collect();
+    if !super::release::data_reads_back(schema, &aligned) {
+        // parquet 59's own file of these batches does not read back as
+        // them either (nulls in required fields written as values,
+        // dictionaries of FixedSizeBinary): the bytes are compared instead.
+        return;
+    }
     if let Err(e) = check_data(schema, &aligned, bytes) {
         panic!(
             "BUG: the file does not hold the accepted batches: {e}\n{}",

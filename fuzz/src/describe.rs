@@ -134,10 +134,10 @@ fn describe_inner(bytes: &[u8]) -> parquet::errors::Result<Vec<String>> {
                 c.definition_level_histogram(),
                 c.unencoded_byte_array_data_bytes()
             ));
-            if let Some(ci) = md.page_index().and_then(|x| x.column_index(i, j)) {
+            if let Some(ci) = super::release::column_index(md, i, j) {
                 out.push(format!("{p}: column_index={ci:?}"));
             }
-            if let Some(oi) = md.page_index().and_then(|x| x.offset_index(i, j)) {
+            if let Some(oi) = super::release::offset_index(md, i, j) {
                 for (k, loc) in oi.page_locations().iter().enumerate() {
                     out.push(format!("{p}: offset_index page {k}: {loc:?}"));
                 }

@@ -7,6 +7,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
+use super::release::Props60;
 use arrow_array::types::{
     ArrowDictionaryKeyType, Int8Type, Int16Type, Int32Type, Int64Type, RunEndIndexType, UInt8Type,
     UInt16Type, UInt32Type, UInt64Type,
@@ -22,8 +23,8 @@ use arrow_buffer::{
 use arrow_schema::{DataType, Field, Fields, IntervalUnit, Schema, SchemaRef};
 use parquet::basic::{BrotliLevel, Compression, Encoding, GzipLevel, ZstdLevel};
 use parquet::file::properties::{
-    BloomFilterPosition, CdcOptions, DeltaBinaryPackedEncoderOptions, EnabledStatistics,
-    WriterProperties, WriterPropertiesBuilder, WriterVersion,
+    BloomFilterPosition, CdcOptions, EnabledStatistics, WriterProperties, WriterPropertiesBuilder,
+    WriterVersion,
 };
 use parquet::schema::types::ColumnPath;
 
@@ -1165,10 +1166,12 @@ const FLBA_ENCODINGS: &[Encoding] = &[
     Encoding::DELTA_BYTE_ARRAY,
 ];
 
-fn decode_delta_options(r: &mut ByteReader) -> Option<DeltaBinaryPackedEncoderOptions> {
+/// A DELTA_BINARY_PACKED block layout `(values per block, miniblocks)`
+/// (a setting parquet 60 has; see `release`).
+fn decode_delta_options(r: &mut ByteReader) -> (usize, usize) {
     let block = 128 * r.range(1, 8);
     let minis = r.pick(&[1, 2, 4, 8]);
-    DeltaBinaryPackedEncoderOptions::try_new(block, minis).ok()
+    (block, minis)
 }
 
 /// Properties drawn from the whole configuration space the contract covers:
@@ -1244,11 +1247,11 @@ pub fn decode_props(r: &mut ByteReader, cols: &[Col]) -> WriterProperties {
             b = b.set_bloom_filter_position(BloomFilterPosition::End);
         }
         if r.bool() {
-            b = b.set_bloom_filter_for_dictionary_encoded_chunks(false);
+            b = b.bloom_for_dictionary_chunks(false);
         }
     }
     if bit(15) {
-        b = b.set_write_row_group_number_distinct_values(true);
+        b = b.distinct_values(true);
     }
     if bit(16) {
         b = b.set_offset_index_disabled(true);
@@ -1263,10 +1266,8 @@ pub fn decode_props(r: &mut ByteReader, cols: &[Col]) -> WriterProperties {
     if bit(19) {
         b = b.set_write_path_in_schema(false);
     }
-    if bit(20)
-        && let Some(o) = decode_delta_options(r)
-    {
-        b = b.set_delta_binary_packed_encoder_options(o);
+    if bit(20) {
+        b = b.delta_layout(decode_delta_options(r));
     }
     if bit(21) && cols.iter().all(|c| c.flba().is_some()) {
         // A global encoding is only safe when every leaf is FLBA.
@@ -1342,7 +1343,7 @@ fn decode_column_props(
         b = b.set_column_data_page_size_limit(path.clone(), decode_limit(r));
     }
     if bit(8) {
-        b = b.set_column_data_page_row_count_limit(path.clone(), decode_limit(r));
+        b = b.column_page_row_limit(path.clone(), decode_limit(r));
     }
     if bit(9) {
         b = b.set_column_dictionary_page_size_limit(path.clone(), decode_limit(r));
@@ -1354,10 +1355,8 @@ fn decode_column_props(
         let t = r.pick(&[1.0, 0.25, 0.99, 1.5]);
         b = b.set_column_data_page_v2_compression_ratio_threshold(path.clone(), t);
     }
-    if bit(12)
-        && let Some(o) = decode_delta_options(r)
-    {
-        b = b.set_column_delta_binary_packed_encoder_options(path, o);
+    if bit(12) {
+        b = b.column_delta_layout(path, decode_delta_options(r));
     }
     b
 }

@@ -35,6 +35,7 @@ pub mod describe;
 pub mod differential;
 pub mod generate;
 pub mod input;
+pub mod release;
 pub mod roundtrip;
 pub mod scenario;
 pub mod writers;

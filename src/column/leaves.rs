@@ -61,6 +61,7 @@ impl ArrowLeafColumn {
             LeafInner::Flat(leaf) => (&leaf.field, &leaf.array, 0),
             LeafInner::Leveled(leaf) => (&leaf.field, &leaf.array, leaf.index),
         };
+        crate::validate::validate_field(field, array)?;
         let leaves = upstream::compute_leaves(field, array)?;
         let leaf = leaves.get(index).ok_or_else(|| {
             ParquetError::General(format!(
@@ -104,7 +105,11 @@ impl ArrowLeafColumn {
 fn array_fits(field_type: &DataType, array: &ArrayRef) -> bool {
     match array.data_type() {
         DataType::Dictionary(_, v) => v.as_ref() == field_type,
-        DataType::RunEndEncoded(_, v) => v.data_type() == field_type,
+        // parquet 59 takes a run-end-encoded array only for a run-end-encoded
+        // field.
+        DataType::RunEndEncoded(_, v) => {
+            crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS && v.data_type() == field_type
+        }
         t => t == field_type,
     }
 }

@@ -30,6 +30,7 @@ use std::io::Write;
 ///
 /// # Example: encoding columns in parallel
 /// ```
+/// # use parquet_flba::{arrow_array, arrow_schema, parquet};
 /// # use std::sync::Arc;
 /// # use arrow_array::{ArrayRef, Decimal128Array, Int64Array};
 /// # use arrow_schema::{DataType, Field, Schema};

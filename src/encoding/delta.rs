@@ -7,7 +7,7 @@
 
 use super::bitpack::{pack_bits, write_uleb128, write_zigzag};
 use super::rle::num_required_bits;
-use parquet::file::properties::DeltaBinaryPackedEncoderOptions;
+use crate::compat::{DeltaOptions, delta_layout};
 
 /// DELTA_BINARY_PACKED encoder for 32-bit integers, streaming across calls.
 #[derive(Debug)]
@@ -28,9 +28,9 @@ pub(crate) struct DeltaBinaryPackedI32 {
 impl DeltaBinaryPackedI32 {
     /// An encoder with the given block layout, or parquet's default for 32-bit
     /// values (blocks of 128 in 4 mini-blocks).
-    pub(crate) fn new(options: Option<DeltaBinaryPackedEncoderOptions>) -> Self {
+    pub(crate) fn new(options: Option<DeltaOptions>) -> Self {
         let (block_size, mini_blocks) = match options {
-            Some(o) => (o.block_size(), o.mini_blocks_per_block()),
+            Some(o) => delta_layout(&o),
             None => (128, 4),
         };
         Self {
@@ -164,7 +164,7 @@ pub(crate) struct DeltaByteArray {
 }
 
 impl DeltaByteArray {
-    pub(crate) fn new(width: usize, options: Option<DeltaBinaryPackedEncoderOptions>) -> Self {
+    pub(crate) fn new(width: usize, options: Option<DeltaOptions>) -> Self {
         Self {
             width,
             prefix_lengths: DeltaBinaryPackedI32::new(options),
@@ -345,6 +345,38 @@ mod tests {
     use parquet::encodings::encoding::{DeltaBitPackEncoder, DeltaByteArrayEncoder, Encoder};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
+    /// The block layouts tried (60 only: 59 has one, D12).
+    #[cfg(feature = "parquet-60")]
+    fn layout(case: usize) -> Option<DeltaOptions> {
+        match case % 4 {
+            0 => None,
+            1 => Some(DeltaOptions::try_new(256, 8).unwrap()),
+            2 => Some(DeltaOptions::try_new(128, 1).unwrap()),
+            _ => Some(DeltaOptions::try_new(128, 4).unwrap()),
+        }
+    }
+
+    #[cfg(not(feature = "parquet-60"))]
+    fn layout(_case: usize) -> Option<DeltaOptions> {
+        None
+    }
+
+    #[cfg(feature = "parquet-60")]
+    fn upstream(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int32Type> {
+        match options {
+            Some(o) => DeltaBitPackEncoder::new_with_options(o),
+            None => DeltaBitPackEncoder::new(),
+        }
+    }
+
+    #[cfg(not(feature = "parquet-60"))]
+    fn upstream(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int32Type> {
+        match options {
+            Some(o) => match o {},
+            None => DeltaBitPackEncoder::new(),
+        }
+    }
+
     #[test]
     fn dbp_matches_upstream() {
         let mut rng = StdRng::seed_from_u64(11);
@@ -352,16 +384,8 @@ mod tests {
             let n = rng.random_range(0..700);
             let spread: i32 = *[1, 100, i32::MAX].get(case % 3).unwrap();
             let values: Vec<i32> = (0..n).map(|_| rng.random_range(-spread..=spread)).collect();
-            let options = match case % 4 {
-                0 => None,
-                1 => Some(DeltaBinaryPackedEncoderOptions::try_new(256, 8).unwrap()),
-                2 => Some(DeltaBinaryPackedEncoderOptions::try_new(128, 1).unwrap()),
-                _ => Some(DeltaBinaryPackedEncoderOptions::try_new(128, 4).unwrap()),
-            };
-            let mut up: DeltaBitPackEncoder<Int32Type> = match options {
-                Some(o) => DeltaBitPackEncoder::new_with_options(o),
-                None => DeltaBitPackEncoder::new(),
-            };
+            let options = layout(case);
+            let mut up = upstream(options);
             let mut ours = DeltaBinaryPackedI32::new(options);
             for chunk in values.chunks(37) {
                 up.put(chunk).unwrap();

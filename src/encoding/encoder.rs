@@ -83,7 +83,7 @@ impl PageExtremes {
                 &values[lo * width..(lo + 1) * width],
                 &values[hi * width..(hi + 1) * width],
             );
-            if self.float16 {
+            if self.float16 && crate::compat::NAN_COUNTS {
                 *self.nans.get_or_insert(0) += nans;
             }
         }
@@ -93,6 +93,9 @@ impl PageExtremes {
     fn flush(&mut self) -> (&MinMax, Option<u64>) {
         std::mem::swap(&mut self.current, &mut self.flushed);
         self.current.clear();
+        if self.float16 && !crate::compat::FLOAT16_TOTAL_ORDER {
+            self.flushed.replace_f16_zeros();
+        }
         (&self.flushed, self.nans.take())
     }
 }
@@ -132,7 +135,7 @@ impl ColumnEncoder {
         let fallback = Fallback::try_new(
             fallback_encoding,
             width,
-            props.delta_binary_packed_encoder_options(path),
+            crate::compat::delta_options(props, path),
         )?;
         let bloom = props
             .bloom_filter_properties(path)
@@ -140,8 +143,10 @@ impl ColumnEncoder {
             .transpose()?;
         Ok(Self {
             width,
-            dictionary: props
-                .dictionary_enabled(path)
+            // D1: 59 has no dictionary for FIXED_LEN_BYTE_ARRAY under 1.0.
+            dictionary: (props.dictionary_enabled(path)
+                && (crate::compat::FLBA_DICTIONARY_UNDER_V1
+                    || props.writer_version() == WriterVersion::PARQUET_2_0))
                 .then(|| Dictionary::new(width)),
             fallback,
             extremes: PageExtremes {

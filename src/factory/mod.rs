@@ -139,6 +139,7 @@ impl ArrowRowGroupWriterFactory {
         row_group_index: usize,
         only_fast: bool,
     ) -> Result<Vec<(usize, ArrowColumnWriter)>> {
+        self.plan.check_writable()?;
         let _creating = self.router.as_ref().map(|r| r.creating()).transpose()?;
         let mut theirs = self.parquet_writers(row_group_index, only_fast)?;
         let mut out = Vec::with_capacity(self.columns.len());

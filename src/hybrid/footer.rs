@@ -5,14 +5,13 @@
 //! through `parquet`'s [`ParquetMetaDataWriter`], in the order and at the
 //! offsets `SerializedFileWriter` would use.
 
+use crate::compat::{self, PageIndexes};
 use bytes::Bytes;
-use parquet::basic::ColumnOrder;
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
-use parquet::file::metadata::page_index::{PageIndexBuilder, PageIndexProvider};
 use parquet::file::metadata::{
     FileMetaData, KeyValue, ParquetMetaData, ParquetMetaDataBuilder, ParquetMetaDataReader,
-    ParquetMetaDataWriter, RowGroupMetaData,
+    RowGroupMetaData,
 };
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
 use parquet::file::page_index::offset_index::OffsetIndexMetaData;
@@ -92,16 +91,11 @@ impl Footer {
         let mut footer = Vec::new();
         let mut out = positioned(start, &mut footer)?;
         self.write_end_blooms(&mut out, &mut row_groups)?;
-        let page_index = self.page_index(&row_groups, schema, inner.page_index());
+        let page_indexes = self.page_indexes(&row_groups, inner);
         let file_metadata = self.file_metadata(&row_groups, schema, props);
-        let metadata = ParquetMetaDataBuilder::new(file_metadata)
-            .set_row_groups(row_groups)
-            .set_page_index(page_index)
-            .build();
-        ParquetMetaDataWriter::new_with_tracked(out, &metadata)
-            .with_write_path_in_schema(props.write_path_in_schema())
-            .with_preserve_page_index_locations(false)
-            .finish()?;
+        let builder = ParquetMetaDataBuilder::new(file_metadata).set_row_groups(row_groups);
+        let metadata = compat::set_page_indexes(builder, page_indexes)?.build();
+        compat::write_footer(out, &metadata, props)?;
         let metadata = with_index_locations(metadata, &footer)?;
         Ok((Bytes::from(footer), metadata))
     }
@@ -145,46 +139,41 @@ impl Footer {
     /// The page indexes of every chunk: this crate's with their page
     /// offsets moved to where the chunk landed, the inner writer's as it
     /// wrote them.
-    fn page_index(
+    fn page_indexes(
         &self,
         row_groups: &[RowGroupMetaData],
-        schema: &SchemaDescriptor,
-        inner: Option<&Arc<dyn PageIndexProvider>>,
-    ) -> Option<Arc<dyn PageIndexProvider>> {
-        let mut index = PageIndexBuilder::new(row_groups.len(), schema.num_columns());
-        for (rg, (row_group, sources)) in row_groups.iter().zip(&self.indexes).enumerate() {
-            for (col, (chunk, source)) in row_group.columns().iter().zip(sources).enumerate() {
-                let (column_index, offset_index) = match (source, inner) {
-                    (
-                        IndexSource::Own {
-                            column_index,
-                            offset_index,
-                        },
-                        _,
-                    ) => ((**column_index).clone(), offset_index.clone()),
-                    (IndexSource::Inner { row_group, column }, Some(pi)) => (
-                        pi.column_index(*row_group, *column).cloned(),
-                        pi.offset_index(*row_group, *column).cloned(),
-                    ),
-                    (IndexSource::Inner { .. }, None) => (None, None),
+        inner: &ParquetMetaData,
+    ) -> PageIndexes {
+        let mut column_indexes = Vec::with_capacity(row_groups.len());
+        let mut offset_indexes = Vec::with_capacity(row_groups.len());
+        for (row_group, sources) in row_groups.iter().zip(&self.indexes) {
+            let mut cis = Vec::with_capacity(sources.len());
+            let mut ois = Vec::with_capacity(sources.len());
+            for (chunk, source) in row_group.columns().iter().zip(sources) {
+                let (column_index, offset_index) = match source {
+                    IndexSource::Own {
+                        column_index,
+                        offset_index,
+                    } => ((**column_index).clone(), offset_index.clone()),
+                    IndexSource::Inner { row_group, column } => {
+                        compat::inner_page_index(inner, *row_group, *column)
+                    }
                 };
-                if let Some(ci) = column_index {
-                    index.put_column_index(ci, rg, col);
-                }
-                if let Some(mut oi) = offset_index {
+                cis.push(column_index);
+                ois.push(offset_index.map(|mut oi| {
                     // The chunk's data pages are contiguous from its first.
                     let mut at = chunk.data_page_offset();
                     for page in &mut oi.page_locations {
                         page.offset = at;
                         at += i64::from(page.compressed_page_size);
                     }
-                    index.put_offset_index(oi, rg, col);
-                }
+                    oi
+                }));
             }
+            column_indexes.push(cis);
+            offset_indexes.push(ois);
         }
-        let index = index.build();
-        (index.has_column_indexes() || index.has_offset_indexes())
-            .then(|| Arc::new(index) as Arc<dyn PageIndexProvider>)
+        (column_indexes, offset_indexes)
     }
 
     /// The file-level metadata, as the file writer would make it.
@@ -202,13 +191,7 @@ impl Footer {
         let column_orders = schema
             .columns()
             .iter()
-            .map(|c| {
-                ColumnOrder::column_order_for_type(
-                    c.logical_type_ref(),
-                    c.converted_type(),
-                    c.physical_type(),
-                )
-            })
+            .map(|c| compat::column_order(c))
             .collect();
         FileMetaData::new(
             props.writer_version().as_num(),

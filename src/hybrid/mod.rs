@@ -192,10 +192,15 @@ impl<W: Write + Send> RowGroupSink<W> for SpliceSink<W> {
                     )));
                 }
             };
-            let close = chunk.close();
+            let mut chunk = chunk;
+            let close = chunk.close_mut();
+            // The footer written here takes the page indexes; the file
+            // writer's (which is dropped) gets none, as for the inner
+            // writer's chunks (parquet 59's file writer cannot finish with
+            // some chunks indexed and others not).
             indexes.push(IndexSource::Own {
-                column_index: Box::new(close.column_index.clone()),
-                offset_index: close.offset_index.clone(),
+                column_index: Box::new(close.column_index.take()),
+                offset_index: close.offset_index.take(),
             });
             blooms.push(close.bloom_filter.clone());
             chunk.append_to_row_group(&mut row_group)?;

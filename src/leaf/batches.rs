@@ -77,7 +77,7 @@ impl Budget {
             false if self.fits_page => None,
             false => Some((
                 s.data_page_size_limit,
-                b.compresses_against_previous_value(),
+                crate::compat::DELTA_WINDOWS_BY_VALUES && b.compresses_against_previous_value(),
             )),
         }
     }

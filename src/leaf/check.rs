@@ -85,7 +85,8 @@ impl LeafShape {
     /// that do not fit the column's width.
     pub(super) fn check(&self, leaf: &FlatLeaf, r: &Resolved) -> Result<()> {
         let len = r.values.len();
-        if self.max_def == 0
+        if crate::compat::REQUIRED_NULLS_REJECTED
+            && self.max_def == 0
             && let Some(nulls) = r.nulls.as_ref().filter(|n| n.null_count() > 0)
         {
             let index = (0..len).find(|&i| nulls.is_null(i)).unwrap_or(0);
@@ -95,9 +96,13 @@ impl LeafShape {
             )));
         }
         let values = NativeValues::new(self.kind, self.width, r.values.as_ref())?;
+        // In a required column every slot is a value (parquet 59 writes a
+        // null slot's stored bytes there, D15).
         let unfit = match &r.nulls {
-            Some(nulls) => values.first_unfit_decimal(len, |i| nulls.is_valid(i)),
-            None => values.first_unfit_decimal(len, |_| true),
+            Some(nulls) if self.max_def > 0 => {
+                values.first_unfit_decimal(len, |i| nulls.is_valid(i))
+            }
+            _ => values.first_unfit_decimal(len, |_| true),
         };
         match unfit {
             Some(row) => Err(decimal_overflow(

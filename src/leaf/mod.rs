@@ -88,7 +88,7 @@ impl FlbaColumnWriter {
             kind,
             width,
             builder,
-            distinct: DistinctValues::new(props.write_row_group_number_distinct_values()),
+            distinct: DistinctValues::new(crate::compat::write_distinct_counts(props)),
             repeated_ancestor_def_level,
         })
     }

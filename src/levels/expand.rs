@@ -101,7 +101,9 @@ impl<'a> Expand<'a> {
     /// Records the first null of `range` in a non-nullable field, unless an
     /// earlier one was recorded.
     fn check(&mut self, required: Option<&Required>, range: &Range<usize>) {
-        let Some(required) = required.filter(|_| self.error.is_none()) else {
+        // parquet 59 writes a required field's nulls as stored (D15).
+        let checked = crate::compat::REQUIRED_NULLS_REJECTED && self.error.is_none();
+        let Some(required) = required.filter(|_| checked) else {
             return;
         };
         if let Some(index) = bits::first_null(&required.nulls, range.clone()) {

@@ -131,7 +131,9 @@ fn null_in_required_field_is_reported_once() {
     let l = only_leaf(field, array);
     // Index 1 sits under a null list and is never reached.
     let message = "Found null at index 2 for required field 'item'";
-    assert_eq!(l.validation_error.as_deref(), Some(message));
+    // parquet 59 does not check required fields (docs/parquet-59.md D15).
+    let want = crate::compat::REQUIRED_NULLS_REJECTED.then_some(message);
+    assert_eq!(l.validation_error.as_deref(), want);
 }
 
 #[test]
@@ -205,16 +207,21 @@ fn type_mismatches_and_unsupported_types_are_errors() {
     let columns: Vec<ArrayRef> = vec![Arc::new(values)];
     let structure: ArrayRef = Arc::new(StructArray::try_new(fields, columns, None).unwrap());
     let union_type = DataType::Union(arrow_schema::UnionFields::empty(), UnionMode::Dense);
-    let union = new_null_array(&union_type, 0);
+    // arrow 59 cannot make an empty dense union of no fields.
+    let union = match cfg!(feature = "parquet-60") {
+        true => new_null_array(&union_type, 0),
+        false => array.clone(),
+    };
     let as_union = Field::new("u", union_type, true);
-    let cases = [
+    let list = list_field(true, true);
+    let mut cases = vec![
         (
             &as_struct,
             &array,
             "Incompatible type. Field 's' has type Struct(",
         ),
         (
-            &list_field(true, true),
+            &list,
             &structure,
             "Incompatible type. Field 'l' has type List(",
         ),
@@ -224,6 +231,9 @@ fn type_mismatches_and_unsupported_types_are_errors() {
             "NYI: Datatype Union(Dense) is not yet supported",
         ),
     ];
+    if !cfg!(feature = "parquet-60") {
+        cases.pop();
+    }
     for (field, array, message) in cases {
         let error = compute_levels(field, array, &|_| true)
             .unwrap_err()

@@ -4,6 +4,7 @@
 use super::metrics::PageCounters;
 use super::settings::ColumnSettings;
 use super::statistics::{truncate_max, truncate_min};
+use crate::compat;
 use crate::encoding::min_max::MinMax;
 use crate::values::ValueOrder;
 use parquet::basic::{BoundaryOrder, Type as PhysicalType};
@@ -61,13 +62,17 @@ impl PageIndexes {
         (rep, def): (Option<LevelHistogram>, Option<LevelHistogram>),
     ) {
         let null_page = page.rows as u64 == page.nulls;
-        let nan_count = s.float16.then(|| nans.unwrap_or(0) as i64);
+        let nan_count = (compat::NAN_COUNTS && s.float16).then(|| nans.unwrap_or(0) as i64);
         if self.column_index.valid() {
             let nulls = page.nulls as i64;
             match min_max.and_then(|m| m.min().zip(m.max())) {
-                _ if null_page => self
-                    .column_index
-                    .append(true, vec![], vec![], nulls, nan_count),
+                _ if null_page => compat::column_index_append(
+                    &mut self.column_index,
+                    true,
+                    (vec![], vec![]),
+                    nulls,
+                    nan_count,
+                ),
                 None => self.column_index.to_invalid(),
                 Some((min, max)) => {
                     self.track_order(s.order, min, max);
@@ -78,7 +83,13 @@ impl PageIndexes {
                         ),
                         false => (min.to_vec(), max.to_vec()),
                     };
-                    self.column_index.append(false, min, max, nulls, nan_count);
+                    compat::column_index_append(
+                        &mut self.column_index,
+                        false,
+                        (min, max),
+                        nulls,
+                        nan_count,
+                    );
                 }
             }
         }

@@ -95,14 +95,17 @@ impl ChunkTotals {
     /// Counts the dictionary page, written as `page`.
     pub(crate) fn add_dictionary_page(&mut self, page: WrittenPage) {
         self.add_encoding(Encoding::PLAIN);
-        self.encoding_stats.insert(
-            0,
-            PageEncodingStats {
-                page_type: PageType::DICTIONARY_PAGE,
-                encoding: Encoding::PLAIN,
-                count: 1,
-            },
-        );
+        let entry = PageEncodingStats {
+            page_type: PageType::DICTIONARY_PAGE,
+            encoding: Encoding::PLAIN,
+            count: 1,
+        };
+        // D6: 60 lists the dictionary page first; 59 when it was written
+        // (after the data pages that use it).
+        match crate::compat::DICTIONARY_STATS_FIRST {
+            true => self.encoding_stats.insert(0, entry),
+            false => self.encoding_stats.push(entry),
+        }
         self.add_written(page);
         self.dictionary_page_offset = Some(page.offset);
     }

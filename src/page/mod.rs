@@ -154,7 +154,11 @@ impl PageBuilder {
 
         let page_was_empty = self.page.levels == 0;
         self.page.levels += num_levels as u32;
-        if page_was_empty && num_values == 1 && self.encoder.compresses_against_previous_value() {
+        if crate::compat::DELTA_FIRST_VALUE_EXEMPT
+            && page_was_empty
+            && num_values == 1
+            && self.encoder.compresses_against_previous_value()
+        {
             let size = self.encoder.estimated_data_page_size();
             if size >= self.s.data_page_size_limit {
                 self.page.exemption = size;

@@ -1,6 +1,7 @@
 //! [`ColumnSettings`]: what the page builder (and the leaf writer driving it)
 //! needs from the `WriterProperties` for one column, resolved once.
 
+use crate::compat;
 use crate::values::ValueOrder;
 use parquet::basic::{Compression, ConvertedType, LogicalType, SortOrder, Type as PhysicalType};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
@@ -80,14 +81,14 @@ impl ColumnSettings {
             statistics: props.statistics_enabled(path),
             page_header_statistics: props.write_page_header_statistics(path),
             data_page_size_limit: props.column_data_page_size_limit(path),
-            data_page_row_count_limit: props.column_data_page_row_count_limit(path),
+            data_page_row_count_limit: compat::data_page_row_count_limit(props, path),
             dictionary_page_size_limit: props.column_dictionary_page_size_limit(path),
             write_batch_size: props.write_batch_size(),
             v2_compression_threshold: props.column_data_page_v2_compression_ratio_threshold(path),
             column_index_truncate_length: props.column_index_truncate_length(),
             statistics_truncate_length: props.statistics_truncate_length(),
             offset_index: !props.offset_index_disabled(),
-            bloom_filter_for_dictionary_chunks: props.bloom_filter_for_dictionary_encoded_chunks(),
+            bloom_filter_for_dictionary_chunks: compat::bloom_filter_for_dictionary_chunks(props),
         }
     }
 

@@ -82,14 +82,16 @@ pub(crate) fn chunk_statistics(
             .with_max_is_exact(!max_t)
             .with_min_is_exact(!min_t)
         }
-        _ => ValueStatistics::new(
-            min_max.min().map(|v| flba(v.to_vec())),
-            min_max.max().map(|v| flba(v.to_vec())),
-            distinct_count,
-            Some(nulls),
-            false,
+        _ => crate::compat::with_nan_count(
+            ValueStatistics::new(
+                min_max.min().map(|v| flba(v.to_vec())),
+                min_max.max().map(|v| flba(v.to_vec())),
+                distinct_count,
+                Some(nulls),
+                false,
+            ),
+            nans,
         )
-        .with_nan_count(nans)
         .with_backwards_compatible_min_max(s.signed),
     };
     Statistics::from(statistics)

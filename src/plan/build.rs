@@ -2,7 +2,7 @@
 //! leaf, judged together.
 
 use super::{ColumnPlan, DelegateReason, FieldSpan, LeafKind, LeafPlan, fast_candidate};
-use crate::schema::{leaf_count, leaf_types, mixes_unprunable, parquet_leaf_count};
+use crate::schema::{leaf_count, leaf_types, leaf_wrapped, mixes_unprunable, parquet_leaf_count};
 use crate::values::decimal_width;
 use arrow_schema::{DataType, Field, IntervalUnit, Schema};
 use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as PhysicalType};
@@ -18,6 +18,7 @@ impl ColumnPlan {
         props: &WriterProperties,
     ) -> Self {
         let mut plan = Self::judge(arrow, parquet);
+        plan.unwritable = unwritable(arrow, parquet, props);
         if encrypted(props) {
             plan.delegate_fast(|_| true, DelegateReason::Encrypted);
         }
@@ -70,12 +71,17 @@ impl ColumnPlan {
         for (index, (field, span)) in arrow.fields().iter().zip(&fields).enumerate() {
             let mut types = Vec::with_capacity(span.len);
             leaf_types(field.data_type(), &mut types);
+            let mut wrapped = Vec::with_capacity(span.len);
+            leaf_wrapped(field.data_type(), false, &mut wrapped);
             if types.len() != span.len {
                 return Self::not_mapped(parquet);
             }
-            for (leaf, data_type) in span.leaves().zip(types) {
+            for ((leaf, data_type), wrapped) in span.leaves().zip(types).zip(wrapped) {
                 let descr = parquet.column(leaf);
-                let reason = judge_leaf(data_type, &descr);
+                let reason = judge_leaf(data_type, &descr).or_else(|| {
+                    (wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
+                        .then_some(DelegateReason::WrappedUnderParquet59)
+                });
                 let kind = LeafKind::of(data_type);
                 leaves.push(LeafPlan {
                     column: leaf,
@@ -101,6 +107,7 @@ impl ColumnPlan {
             leaves,
             fields: Some(fields),
             cdc: false,
+            unwritable: None,
         }
     }
 
@@ -123,7 +130,74 @@ impl ColumnPlan {
             leaves,
             fields: None,
             cdc: false,
+            unwritable: None,
         }
+    }
+}
+
+/// parquet 59.2 writes a leaf whose schema type is `Dictionary(_,
+/// FixedSizeBinary)` with its byte-array writer, which takes only PLAIN,
+/// DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY and panics creating the
+/// writer for another encoding: the error this crate gives instead, if any
+/// such leaf has another encoding. (60 has no such leaf.)
+fn unwritable(
+    arrow: &Schema,
+    parquet: &SchemaDescriptor,
+    props: &WriterProperties,
+) -> Option<String> {
+    use parquet::basic::Encoding;
+    use parquet::file::properties::WriterVersion;
+    if crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS || line_up(arrow, parquet).is_none() {
+        return None;
+    }
+    let mut byte_array = Vec::with_capacity(parquet.num_columns());
+    for field in arrow.fields() {
+        leaf_under_dictionary_of_fsb(field.data_type(), false, &mut byte_array);
+    }
+    let columns = parquet.columns().iter().zip(byte_array);
+    columns.filter(|(_, b)| *b).find_map(|(descr, _)| {
+        let encoding = props
+            .encoding(descr.path())
+            .unwrap_or(match props.writer_version() {
+                WriterVersion::PARQUET_1_0 => Encoding::PLAIN,
+                WriterVersion::PARQUET_2_0 => Encoding::DELTA_BYTE_ARRAY,
+            });
+        let supported = [
+            Encoding::PLAIN,
+            Encoding::DELTA_LENGTH_BYTE_ARRAY,
+            Encoding::DELTA_BYTE_ARRAY,
+        ];
+        (!supported.contains(&encoding)).then(|| {
+            format!(
+                "Column '{}': parquet 59.2 cannot write a Dictionary(_, FixedSizeBinary) \
+                 column with encoding {encoding} (its byte-array writer takes PLAIN, \
+                 DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY, and panics otherwise)",
+                descr.path()
+            )
+        })
+    })
+}
+
+/// For each leaf under `data_type` (in [`leaf_types`] order), whether its
+/// type is a dictionary of `FixedSizeBinary` (`under`: of the layer above).
+fn leaf_under_dictionary_of_fsb(data_type: &DataType, under: bool, out: &mut Vec<bool>) {
+    if let Some(item) = crate::schema::list_item(data_type) {
+        return leaf_under_dictionary_of_fsb(item.data_type(), false, out);
+    }
+    match data_type {
+        DataType::Struct(fields) => fields
+            .iter()
+            .for_each(|f| leaf_under_dictionary_of_fsb(f.data_type(), false, out)),
+        DataType::Map(entries, _) => {
+            if let DataType::Struct(kv) = entries.data_type() {
+                kv.iter()
+                    .for_each(|f| leaf_under_dictionary_of_fsb(f.data_type(), false, out));
+            }
+        }
+        DataType::Dictionary(_, v) => leaf_under_dictionary_of_fsb(v, true, out),
+        DataType::RunEndEncoded(_, v) => leaf_under_dictionary_of_fsb(v.data_type(), false, out),
+        DataType::FixedSizeBinary(_) => out.push(under),
+        _ => out.push(false),
     }
 }
 

@@ -22,6 +22,9 @@ impl fmt::Display for DelegateReason {
                 "explicit Parquet schema differs from the converter's"
             }
             DelegateReason::SchemaNotMapped => "Arrow and Parquet schemas do not line up",
+            DelegateReason::WrappedUnderParquet59 => {
+                "under a dictionary or run-end-encoded type (parquet 59 rules)"
+            }
             DelegateReason::CdcUnsplittableField => {
                 "content-defined chunking: field cannot be split"
             }

@@ -57,6 +57,12 @@ pub enum DelegateReason {
     /// kinds, which cannot lose its keys or values) goes whole to the inner
     /// `parquet` writer.
     CdcUnsplittableField,
+    /// Built with the `parquet-59` feature, a leaf under a dictionary or
+    /// run-end-encoded type in the schema: parquet 59 writes those by rules
+    /// of its own (a dictionary of `FixedSizeBinary` through its byte-array
+    /// writer, run-end values' nullability ignored), which this crate
+    /// leaves to it. Never given with `parquet-60`.
+    WrappedUnderParquet59,
 }
 
 /// The plan of one Parquet leaf column.
@@ -164,6 +170,7 @@ pub(crate) enum FileRoute {
 /// its [`Display`](std::fmt::Display) is a table with one line per leaf.
 ///
 /// ```
+/// # use parquet_flba::{arrow_array, arrow_schema, parquet};
 /// # use std::sync::Arc;
 /// # use arrow_schema::{DataType, Field, Schema};
 /// use parquet_flba::{ArrowWriter, LeafKind, LeafPath};
@@ -187,6 +194,10 @@ pub struct ColumnPlan {
     /// Whether the plan is for a whole file written with content-defined
     /// chunking (which decides [`FileRoute`]).
     cdc: bool,
+    /// Why the selected `parquet` release cannot write this schema with
+    /// these properties (it would panic creating a column writer): the
+    /// error every row group then gets.
+    unwritable: Option<String>,
 }
 
 impl ColumnPlan {
@@ -217,6 +228,15 @@ impl ColumnPlan {
             .get(column)
             .filter(|l| l.is_fast())
             .and_then(|l| l.kind)
+    }
+
+    /// Fails when the selected `parquet` release cannot write this schema
+    /// with these properties (see `compat::UNWRITABLE_CHECKS`).
+    pub(crate) fn check_writable(&self) -> parquet::errors::Result<()> {
+        match &self.unwritable {
+            Some(e) => Err(parquet::errors::ParquetError::General(e.clone())),
+            None => Ok(()),
+        }
     }
 
     /// How a file with this plan is written.

@@ -80,6 +80,29 @@ pub(crate) fn leaf_types<'a>(data_type: &'a DataType, out: &mut Vec<&'a DataType
     }
 }
 
+/// For each leaf under `data_type` (in [`leaf_types`] order), whether a
+/// dictionary or run-end-encoded layer is on its path (`wrapped` for the
+/// layers above `data_type`).
+pub(crate) fn leaf_wrapped(data_type: &DataType, wrapped: bool, out: &mut Vec<bool>) {
+    if let Some(item) = list_item(data_type) {
+        return leaf_wrapped(item.data_type(), wrapped, out);
+    }
+    match data_type {
+        DataType::Struct(fields) => fields
+            .iter()
+            .for_each(|f| leaf_wrapped(f.data_type(), wrapped, out)),
+        DataType::Map(entries, _) => {
+            if let DataType::Struct(kv) = entries.data_type() {
+                kv.iter()
+                    .for_each(|f| leaf_wrapped(f.data_type(), wrapped, out));
+            }
+        }
+        DataType::Dictionary(_, v) => leaf_wrapped(v, true, out),
+        DataType::RunEndEncoded(_, v) => leaf_wrapped(v.data_type(), true, out),
+        _ => out.push(wrapped),
+    }
+}
+
 /// Number of primitive (leaf) columns under a Parquet type.
 pub(crate) fn parquet_leaf_count(t: &Type) -> usize {
     match t {

@@ -52,6 +52,7 @@ static FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// shared by all of them allows, and spill later pages to temporary files.
 ///
 /// ```
+/// # use parquet_flba::{arrow_array, arrow_schema, parquet};
 /// # use std::sync::Arc;
 /// # use arrow_array::{ArrayRef, Decimal128Array, RecordBatch};
 /// use parquet_flba::{ArrowWriter, ArrowWriterOptions, SpillPageStoreFactory};

@@ -43,10 +43,23 @@ pub(crate) fn validate_batch(
         if checked_elsewhere(i) {
             continue;
         }
-        if may_reach_null(field, array.as_ref()) || has_narrow_decimal(field.data_type()) {
+        let nulls = crate::compat::REQUIRED_NULLS_REJECTED && may_reach_null(field, array.as_ref());
+        if nulls || has_narrow_decimal(field.data_type()) {
             let node = Node::build(field, array, field.name())?;
             node.visit(0..array.len(), Row::Same)?;
         }
+    }
+    Ok(())
+}
+
+/// Checks one field's array for decimals too wide for their column (and
+/// what else [`validate_batch`] checks on the way), for a leaf of this crate
+/// that a `parquet` column writer gets through the column-level API:
+/// `parquet` would write such a decimal's low bytes.
+pub(crate) fn validate_field(field: &Field, array: &ArrayRef) -> Result<()> {
+    if has_narrow_decimal(field.data_type()) {
+        let node = Node::build(field, array, field.name())?;
+        node.visit(0..array.len(), Row::Same)?;
     }
     Ok(())
 }
@@ -84,10 +97,18 @@ fn nested_child(data_type: &DataType) -> Option<&arrow_schema::FieldRef> {
 }
 
 /// Whether an array of type `right` may be written to a field of type
-/// `left`, by `parquet`'s rule: dictionary and run-end-encoded layers do not
-/// count, string (and binary) layouts are interchangeable, nested types
-/// must have the same shape with compatible children.
+/// `left`, by the selected `parquet` release's rule.
 pub(crate) fn types_compatible(left: &DataType, right: &DataType) -> bool {
+    match crate::compat::NESTED_TYPE_COMPATIBILITY {
+        true => logically_compatible(left, right),
+        false => types_compatible_at_node(left, right),
+    }
+}
+
+/// parquet 60's rule: dictionary and run-end-encoded layers do not count
+/// at any depth, string (and binary) layouts are interchangeable, nested
+/// types must have the same shape with compatible children.
+fn logically_compatible(left: &DataType, right: &DataType) -> bool {
     let (left, _) = logical_type(left);
     let (right, _) = logical_type(right);
     if let (Some(l), Some(r)) = (byte_family(left), byte_family(right)) {
@@ -100,19 +121,38 @@ pub(crate) fn types_compatible(left: &DataType, right: &DataType) -> bool {
             l.len() == r.len()
                 && children
                     .into_iter()
-                    .all(|(a, b)| types_compatible(a.data_type(), b.data_type()))
+                    .all(|(a, b)| logically_compatible(a.data_type(), b.data_type()))
         }
         (DataType::FixedSizeList(_, l), DataType::FixedSizeList(_, r)) if l != r => false,
         (DataType::Map(_, l), DataType::Map(_, r)) if l != r => false,
         _ => match (nested_child(left), nested_child(right)) {
-            (Some(l), Some(r)) if same_kind => types_compatible(l.data_type(), r.data_type()),
+            (Some(l), Some(r)) if same_kind => logically_compatible(l.data_type(), r.data_type()),
             _ => left.equals_datatype(right),
         },
     }
 }
 
+/// parquet 59's rule, applied at every node of the walk (so below the top
+/// only equal types pass): equal types, a dictionary and its value type, or
+/// two layouts of strings (of binaries).
+fn types_compatible_at_node(left: &DataType, right: &DataType) -> bool {
+    if left.equals_datatype(right) {
+        return true;
+    }
+    let (left, right) = match (left, right) {
+        (DataType::Dictionary(_, l), DataType::Dictionary(_, r)) => (l.as_ref(), r.as_ref()),
+        (DataType::Dictionary(_, l), r) => (l.as_ref(), r),
+        (l, DataType::Dictionary(_, r)) => (l, r.as_ref()),
+        pair => pair,
+    };
+    left == right || matches!((byte_family(left), byte_family(right)), (Some(l), Some(r)) if l == r)
+}
+
 fn check_types(field: &Field, array: &ArrayRef) -> Result<()> {
-    let (field_type, _) = logical_type(field.data_type());
+    let field_type = match crate::compat::NESTED_TYPE_COMPATIBILITY {
+        true => logical_type(field.data_type()).0,
+        false => field.data_type(),
+    };
     if !types_compatible(field_type, array.data_type()) {
         return Err(ParquetError::ArrowError(format!(
             "Incompatible type. Field '{}' has type {}, array has type {}",
@@ -121,7 +161,41 @@ fn check_types(field: &Field, array: &ArrayRef) -> Result<()> {
             array.data_type(),
         )));
     }
+    if !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS
+        && plain_for_dictionary_of_fsb(field_type, array.data_type())
+    {
+        return Err(ParquetError::ArrowError(format!(
+            "Field '{}' has type {}, array has type {}: parquet 59.2 writes a \
+             Dictionary(_, FixedSizeBinary) field with its byte-array writer, which cannot \
+             take a FixedSizeBinary array (it panics); pass a dictionary array",
+            field.name(),
+            field_type,
+            array.data_type(),
+        )));
+    }
     Ok(())
+}
+
+/// Whether an array of type `right`, written to a field of type `left`,
+/// holds a plain array where the field is a dictionary of
+/// `FixedSizeBinary` (at any depth).
+fn plain_for_dictionary_of_fsb(left: &DataType, right: &DataType) -> bool {
+    match (left, right) {
+        (DataType::Dictionary(_, v), r) if matches!(v.as_ref(), DataType::FixedSizeBinary(_)) => {
+            !matches!(r, DataType::Dictionary(_, _))
+        }
+        (DataType::Struct(l), DataType::Struct(r)) => l
+            .iter()
+            .zip(r.iter())
+            .any(|(a, b)| plain_for_dictionary_of_fsb(a.data_type(), b.data_type())),
+        (DataType::RunEndEncoded(_, l), DataType::RunEndEncoded(_, r)) => {
+            plain_for_dictionary_of_fsb(l.data_type(), r.data_type())
+        }
+        _ => match (nested_child(left), nested_child(right)) {
+            (Some(l), Some(r)) => plain_for_dictionary_of_fsb(l.data_type(), r.data_type()),
+            _ => false,
+        },
+    }
 }
 
 /// Whether a decimal leaf below this type is stored in fewer bytes than Arrow

@@ -111,7 +111,8 @@ impl Node {
             DataType::Dictionary(_, v) => is_leaf(v),
             _ => true,
         };
-        if !field.is_nullable()
+        if crate::compat::REQUIRED_NULLS_REJECTED
+            && !field.is_nullable()
             && !ree_nullable
             && checked_here
             && let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() != 0)

@@ -84,6 +84,7 @@ impl<W: Write + Send> ParquetFile<W> {
 impl<W: Write + Send> FileEncoder<W> for ParquetFile<W> {
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         if batch.num_rows() > 0 {
+            self.plan.check_writable()?;
             validate_batch(&self.arrow_schema, batch, |_| false)?;
         }
         self.writer.write(batch)

@@ -35,6 +35,7 @@ use std::sync::Arc;
 /// [`Self::column_plan`] tells which leaves take the fast path.
 ///
 /// ```
+/// # use parquet_flba::{arrow_array, arrow_schema, parquet};
 /// # use std::sync::Arc;
 /// # use arrow_array::{ArrayRef, Decimal128Array, RecordBatch};
 /// use parquet_flba::ArrowWriter;

@@ -184,6 +184,62 @@ impl<W: Write + Send> RowGroupWriter<W> {
         }
     }
 
+    /// Writes a validated batch split as parquet 59 splits it: a split by
+    /// the row limit, then one by the byte limit, each makes two pieces
+    /// that are written (and split further) one after the other, so the
+    /// rows left after a byte split are not joined with the rest of the
+    /// batch (parquet 60 joins them: docs/parquet-59.md D18).
+    fn write_split_by_pieces(&mut self, batch: &RecordBatch) -> Result<()> {
+        // Pieces still to write, the next one last.
+        let mut pieces = vec![batch.clone()];
+        while let Some(piece) = pieces.pop() {
+            if piece.num_rows() == 0 {
+                continue;
+            }
+            let buffered = self.row_group()?;
+            match self.next_piece_step(buffered, piece.num_rows()) {
+                Step::Flush => {
+                    FileEncoder::flush(self)?;
+                    pieces.push(piece);
+                }
+                Step::Write(Some(n)) => {
+                    pieces.push(piece.slice(n, piece.num_rows() - n));
+                    pieces.push(piece.slice(0, n));
+                }
+                Step::Write(None) => {
+                    let written = self.write_part(&piece);
+                    self.poison(written)?;
+                    let rows = self.in_progress.as_ref().map_or(0, |rg| rg.rows);
+                    if self.is_full(rows) {
+                        FileEncoder::flush(self)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// parquet 59's decision for a piece of `left` rows with `buffered` rows
+    /// in the row group: split it by the row limit, else flush or split it
+    /// by the byte limit, else write it whole.
+    fn next_piece_step(&self, buffered: usize, left: usize) -> Step {
+        if let Some(max) = self.max_rows.filter(|&max| buffered + left > max) {
+            return Step::Write(Some(max - buffered));
+        }
+        let Some(max_bytes) = self.max_bytes.filter(|_| buffered > 0) else {
+            return Step::Write(None);
+        };
+        let current = self.estimated_bytes();
+        if current >= max_bytes {
+            return Step::Flush;
+        }
+        match (max_bytes - current).checked_div(current / buffered) {
+            Some(fit) if left > fit && fit > 0 => Step::Write(Some(fit)),
+            Some(fit) if left > fit => Step::Flush,
+            _ => Step::Write(None),
+        }
+    }
+
     /// The leaves of `part` that this writer's column writers take.
     fn leaves(&self, part: &RecordBatch) -> Result<Vec<ArrowLeafColumn>> {
         let plan = self.factory.column_plan();
@@ -293,6 +349,9 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         }
         self.check_usable()?;
         self.validate(batch)?;
+        if !crate::compat::ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS {
+            return self.write_split_by_pieces(batch);
+        }
         let mut remaining = batch.clone();
         loop {
             let buffered = self.row_group()?;

@@ -20,6 +20,8 @@
 //! Exit codes: 0 on success, 1 on an error (bad argument, unreadable file, ...),
 //! 2 if the two writers produced different bytes.
 
+include!("../../versions.rs");
+
 #[path = "../../../benches/workloads/mod.rs"]
 mod workloads;
 

@@ -1,0 +1,175 @@
+//! parquet 59.2.0. See the module above; `docs/parquet-59.md` lists each
+//! difference (D-numbers) with both releases' source lines.
+
+use super::PageIndexes;
+use parquet::basic::ColumnOrder;
+use parquet::data_type::FixedLenByteArray;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::metadata::{ColumnIndexBuilder, ParquetMetaData, ParquetMetaDataBuilder};
+use parquet::file::page_index::column_index::ColumnIndexMetaData;
+use parquet::file::page_index::offset_index::OffsetIndexMetaData;
+use parquet::file::properties::WriterProperties;
+use parquet::file::statistics::ValueStatistics;
+use parquet::schema::types::{ColumnDescriptor, ColumnPath};
+
+/// The release, as in `created_by`.
+pub(crate) const RELEASE: &str = "59.2.0";
+
+/// D1: no dictionary for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0`
+/// (`has_dictionary_support`).
+pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = false;
+/// D2, D3: Float16 min/max skip NaN (an all-NaN page has none), a zero min
+/// is written as -0 and a zero max as +0.
+pub(crate) const FLOAT16_TOTAL_ORDER: bool = false;
+/// D4: no NaN counts anywhere.
+pub(crate) const NAN_COUNTS: bool = false;
+/// D6: the DICTIONARY_PAGE entry of `encoding_stats` is appended when the
+/// dictionary page is written (after the data pages that use it).
+pub(crate) const DICTIONARY_STATS_FIRST: bool = false;
+/// D9: no exemption; a page is cut after every over-limit value.
+pub(crate) const DELTA_FIRST_VALUE_EXEMPT: bool = false;
+/// D10: granular windows are level counts for every encoding.
+pub(crate) const DELTA_WINDOWS_BY_VALUES: bool = false;
+/// D13, D15, D16: 59 writes leaves under dictionary and run-end-encoded
+/// arrays by other rules (a dictionary of FixedSizeBinary through its
+/// byte-array writer, nulls of a required field as stored, run-end values'
+/// nullability ignored): such leaves go to parquet's own column writer.
+pub(crate) const FAST_UNDER_DICTIONARY_OR_RUN_ENDS: bool = false;
+/// D15: 59 does not check required fields for logical nulls.
+pub(crate) const REQUIRED_NULLS_REJECTED: bool = false;
+/// Batch types are compared with the schema's looking through a dictionary
+/// only at the top of a column.
+pub(crate) const NESTED_TYPE_COMPATIBILITY: bool = false;
+
+/// D18: a batch is split recursively: the row limit's two pieces are
+/// written one after the other, each split again by the byte limit.
+pub(crate) const ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS: bool = false;
+
+/// The data page row limit (one for all columns in 59).
+pub(crate) fn data_page_row_count_limit(props: &WriterProperties, _path: &ColumnPath) -> usize {
+    props.data_page_row_count_limit()
+}
+
+/// 59 always keeps a chunk's bloom filter (D7).
+pub(crate) fn bloom_filter_for_dictionary_chunks(_props: &WriterProperties) -> bool {
+    true
+}
+
+/// 59 never writes distinct counts (D8).
+pub(crate) fn write_distinct_counts(_props: &WriterProperties) -> bool {
+    false
+}
+
+/// 59 has no DELTA_BINARY_PACKED options (D12): a type without values, so
+/// `Option<DeltaOptions>` is always `None`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DeltaOptions {}
+
+/// Always `None` (D12).
+pub(crate) fn delta_options(_props: &WriterProperties, _path: &ColumnPath) -> Option<DeltaOptions> {
+    None
+}
+
+/// Never called: there is no value of `DeltaOptions`.
+pub(crate) fn delta_layout(options: &DeltaOptions) -> (usize, usize) {
+    match *options {}
+}
+
+/// Appends a page's column index entry (no NaN counts in 59).
+pub(crate) fn column_index_append(
+    builder: &mut ColumnIndexBuilder,
+    null_page: bool,
+    (min, max): (Vec<u8>, Vec<u8>),
+    nulls: i64,
+    _nans: Option<i64>,
+) {
+    builder.append(null_page, min, max, nulls);
+}
+
+/// `stats` unchanged (no NaN counts in 59).
+pub(crate) fn with_nan_count(
+    stats: ValueStatistics<FixedLenByteArray>,
+    _nans: Option<u64>,
+) -> ValueStatistics<FixedLenByteArray> {
+    stats
+}
+
+/// The footer's column order of `descr`: the type-defined order by its sort
+/// order (D5: Float16 is SIGNED in 59).
+pub(crate) fn column_order(descr: &ColumnDescriptor) -> ColumnOrder {
+    ColumnOrder::TYPE_DEFINED_ORDER(ColumnOrder::sort_order_for_type(
+        descr.logical_type_ref(),
+        descr.converted_type(),
+        descr.physical_type(),
+    ))
+}
+
+/// The page indexes the inner writer wrote for `(row_group, column)`
+/// (a missing column index is `ColumnIndexMetaData::NONE` in 59).
+pub(crate) fn inner_page_index(
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> (Option<ColumnIndexMetaData>, Option<OffsetIndexMetaData>) {
+    let ci = metadata
+        .column_index()
+        .and_then(|ci| ci.get(row_group)?.get(column))
+        .filter(|ci| !matches!(ci, ColumnIndexMetaData::NONE))
+        .cloned();
+    let oi = metadata
+        .offset_index()
+        .and_then(|oi| oi.get(row_group)?.get(column))
+        .cloned();
+    (ci, oi)
+}
+
+/// `builder` with the page indexes `indexes`. 59 keeps one column index per
+/// chunk (`NONE` where there is none) and an offset index for every chunk or
+/// for none (it is a file-wide setting there).
+pub(crate) fn set_page_indexes(
+    builder: ParquetMetaDataBuilder,
+    (column_indexes, offset_indexes): PageIndexes,
+) -> Result<ParquetMetaDataBuilder> {
+    let any_ci = column_indexes.iter().flatten().any(Option::is_some);
+    let column_index = any_ci.then(|| {
+        column_indexes
+            .into_iter()
+            .map(|rg| {
+                rg.into_iter()
+                    .map(|ci| ci.unwrap_or(ColumnIndexMetaData::NONE))
+                    .collect()
+            })
+            .collect()
+    });
+    let any_oi = offset_indexes.iter().flatten().any(Option::is_some);
+    let offset_index = match any_oi {
+        false => None,
+        true => Some(
+            offset_indexes
+                .into_iter()
+                .map(|rg| rg.into_iter().collect::<Option<Vec<_>>>())
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    ParquetError::General(
+                        "parquet-flba bug: some column chunks have an offset index and some do \
+                         not, which parquet 59 cannot write"
+                            .into(),
+                    )
+                })?,
+        ),
+    };
+    Ok(builder
+        .set_column_index(column_index)
+        .set_offset_index(offset_index))
+}
+
+/// Writes `metadata`'s page indexes and footer to `out`.
+pub(crate) fn write_footer<W: std::io::Write + Send>(
+    out: parquet::file::writer::TrackedWrite<W>,
+    metadata: &ParquetMetaData,
+    props: &WriterProperties,
+) -> Result<()> {
+    parquet::file::metadata::ParquetMetaDataWriter::new_with_tracked(out, metadata)
+        .with_write_path_in_schema(props.write_path_in_schema())
+        .finish()
+}

@@ -1,0 +1,154 @@
+//! parquet 60.1.0. See the module above; `docs/parquet-59.md` lists each
+//! difference (D-numbers) with both releases' source lines.
+
+use super::PageIndexes;
+use parquet::basic::ColumnOrder;
+use parquet::data_type::FixedLenByteArray;
+use parquet::errors::Result;
+use parquet::file::metadata::page_index::{PageIndexBuilder, PageIndexProvider};
+use parquet::file::metadata::{ColumnIndexBuilder, ParquetMetaData, ParquetMetaDataBuilder};
+use parquet::file::page_index::column_index::ColumnIndexMetaData;
+use parquet::file::page_index::offset_index::OffsetIndexMetaData;
+use parquet::file::properties::WriterProperties;
+use parquet::file::statistics::ValueStatistics;
+use parquet::schema::types::{ColumnDescriptor, ColumnPath};
+use std::sync::Arc;
+
+/// The release, as in `created_by`.
+pub(crate) const RELEASE: &str = "60.1.0";
+
+/// D1: FIXED_LEN_BYTE_ARRAY columns get a dictionary under `PARQUET_1_0`.
+pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = true;
+/// D2, D3: Float16 min/max by IEEE 754 total order (`-0 < +0`), an all-NaN
+/// page gets NaN min/max; no zero replacement.
+pub(crate) const FLOAT16_TOTAL_ORDER: bool = true;
+/// D4: Float16 statistics and column indexes carry NaN counts.
+pub(crate) const NAN_COUNTS: bool = true;
+/// D6: the DICTIONARY_PAGE entry of `encoding_stats` comes first.
+pub(crate) const DICTIONARY_STATS_FIRST: bool = true;
+/// D9: a page's first DELTA_BYTE_ARRAY value is exempt from the page limit.
+pub(crate) const DELTA_FIRST_VALUE_EXEMPT: bool = true;
+/// D10: DELTA_BYTE_ARRAY granular windows end after a number of values.
+pub(crate) const DELTA_WINDOWS_BY_VALUES: bool = true;
+/// D13, D15, D16: leaves under dictionary or run-end-encoded arrays are
+/// written by this crate (their levels and values follow 60's rules).
+pub(crate) const FAST_UNDER_DICTIONARY_OR_RUN_ENDS: bool = true;
+/// D15: a null reached in a non-nullable field (also through a dictionary
+/// or run-end-encoded array) is an error.
+pub(crate) const REQUIRED_NULLS_REJECTED: bool = true;
+/// Whether `ArrowWriter::write` looks through dictionary and run-end
+/// layers at every depth when comparing a batch's types with the schema's
+/// (60); 59 does so only at the top of a column.
+pub(crate) const NESTED_TYPE_COMPATIBILITY: bool = true;
+
+/// D18: a batch is split in a loop, the byte limit measured against the
+/// rows the row limit already trimmed; what is left goes on as one piece.
+pub(crate) const ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS: bool = true;
+
+/// The per-column data page row limit.
+pub(crate) fn data_page_row_count_limit(props: &WriterProperties, path: &ColumnPath) -> usize {
+    props.column_data_page_row_count_limit(path)
+}
+
+/// Whether a chunk whose data pages all use the dictionary keeps its bloom
+/// filter (D7).
+pub(crate) fn bloom_filter_for_dictionary_chunks(props: &WriterProperties) -> bool {
+    props.bloom_filter_for_dictionary_encoded_chunks()
+}
+
+/// Whether chunk statistics carry the number of distinct values (D8).
+pub(crate) fn write_distinct_counts(props: &WriterProperties) -> bool {
+    props.write_row_group_number_distinct_values()
+}
+
+/// Block layout of DELTA_BINARY_PACKED streams (D12).
+pub(crate) use parquet::file::properties::DeltaBinaryPackedEncoderOptions as DeltaOptions;
+
+/// The column's DELTA_BINARY_PACKED block layout, if set (D12).
+pub(crate) fn delta_options(props: &WriterProperties, path: &ColumnPath) -> Option<DeltaOptions> {
+    props.delta_binary_packed_encoder_options(path)
+}
+
+/// `(values per block, miniblocks per block)` of `options`.
+pub(crate) fn delta_layout(options: &DeltaOptions) -> (usize, usize) {
+    (options.block_size(), options.mini_blocks_per_block())
+}
+
+/// Appends a page's column index entry (D4: with its NaN count).
+pub(crate) fn column_index_append(
+    builder: &mut ColumnIndexBuilder,
+    null_page: bool,
+    (min, max): (Vec<u8>, Vec<u8>),
+    nulls: i64,
+    nans: Option<i64>,
+) {
+    builder.append(null_page, min, max, nulls, nans);
+}
+
+/// `stats` with its NaN count (D4).
+pub(crate) fn with_nan_count(
+    stats: ValueStatistics<FixedLenByteArray>,
+    nans: Option<u64>,
+) -> ValueStatistics<FixedLenByteArray> {
+    stats.with_nan_count(nans)
+}
+
+/// The footer's column order of `descr` (D5).
+pub(crate) fn column_order(descr: &ColumnDescriptor) -> ColumnOrder {
+    ColumnOrder::column_order_for_type(
+        descr.logical_type_ref(),
+        descr.converted_type(),
+        descr.physical_type(),
+    )
+}
+
+/// The page indexes the inner writer wrote for `(row_group, column)`.
+pub(crate) fn inner_page_index(
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> (Option<ColumnIndexMetaData>, Option<OffsetIndexMetaData>) {
+    match metadata.page_index() {
+        Some(pi) => (
+            pi.column_index(row_group, column).cloned(),
+            pi.offset_index(row_group, column).cloned(),
+        ),
+        None => (None, None),
+    }
+}
+
+/// `builder` with the page indexes `indexes` (chunks without one: `None`).
+pub(crate) fn set_page_indexes(
+    builder: ParquetMetaDataBuilder,
+    (column_indexes, offset_indexes): PageIndexes,
+) -> Result<ParquetMetaDataBuilder> {
+    let row_groups = column_indexes.len();
+    let columns = column_indexes.first().map_or(0, Vec::len);
+    let mut index = PageIndexBuilder::new(row_groups, columns);
+    for (rg, (cis, ois)) in column_indexes.into_iter().zip(offset_indexes).enumerate() {
+        for (col, (ci, oi)) in cis.into_iter().zip(ois).enumerate() {
+            if let Some(ci) = ci {
+                index.put_column_index(ci, rg, col);
+            }
+            if let Some(oi) = oi {
+                index.put_offset_index(oi, rg, col);
+            }
+        }
+    }
+    let index = index.build();
+    let index = (index.has_column_indexes() || index.has_offset_indexes())
+        .then(|| Arc::new(index) as Arc<dyn PageIndexProvider>);
+    Ok(builder.set_page_index(index))
+}
+
+/// Writes `metadata`'s page indexes and footer to `out`.
+pub(crate) fn write_footer<W: std::io::Write + Send>(
+    out: parquet::file::writer::TrackedWrite<W>,
+    metadata: &ParquetMetaData,
+    props: &WriterProperties,
+) -> Result<()> {
+    parquet::file::metadata::ParquetMetaDataWriter::new_with_tracked(out, metadata)
+        .with_write_path_in_schema(props.write_path_in_schema())
+        .with_preserve_page_index_locations(false)
+        .finish()
+}

@@ -1,0 +1,450 @@
+//! One test per byte-level difference between parquet 59.2 and 60.1 that
+//! this crate follows (`docs/parquet-59.md`, rows D1–D15). Each writes the
+//! case with `parquet::arrow::ArrowWriter` of the selected release and with
+//! `parquet_flba::ArrowWriter`, requires identical files (or the same
+//! error), and then asserts the selected release's behaviour itself — so
+//! that moving to another release shows up as a failure naming the
+//! behaviour, not as a byte offset. Run with the default features (60) and
+//! with `--no-default-features --features parquet-59`.
+
+include!("../src/versions.rs");
+
+mod common;
+
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    Array, ArrayRef, Decimal32Array, DictionaryArray, FixedSizeBinaryArray, Int32Array, Int64Array,
+    RecordBatch,
+};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use bytes::Bytes;
+use common::*;
+use parquet::arrow::ArrowWriter as UpstreamWriter;
+use parquet::basic::{ColumnOrder, Encoding, PageType, SortOrder, Type as PhysicalType};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::serialized_reader::ReadOptionsBuilder;
+use parquet::file::statistics::Statistics;
+use parquet_flba::{ArrowWriter, DelegateReason, LeafPath, PARQUET_RELEASE};
+
+const V59: bool = cfg!(feature = "parquet-59");
+
+/// parquet's file, after checking that parquet_flba writes the same bytes
+/// (and that the FLBA leaf took the fast path, unless `fast` is false).
+fn both(name: &str, schema: &SchemaRef, batches: &[RecordBatch], props: WriterProperties) -> Bytes {
+    assert_identical(name, schema.clone(), batches, props.clone());
+    let mut up = UpstreamWriter::try_new(Vec::new(), schema.clone(), Some(props)).unwrap();
+    for b in batches {
+        up.write(b).unwrap();
+    }
+    Bytes::from(up.into_inner().unwrap())
+}
+
+fn metadata(file: &Bytes) -> ParquetMetaData {
+    ParquetMetaDataReader::new()
+        .with_page_index_policy(PageIndexPolicy::Optional)
+        .parse_and_finish(file)
+        .unwrap()
+}
+
+fn column0(md: &ParquetMetaData) -> &parquet::file::metadata::ColumnChunkMetaData {
+    md.row_group(0).column(0)
+}
+
+fn fast_leaves(schema: &SchemaRef, props: &WriterProperties) -> Vec<bool> {
+    let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone())).unwrap();
+    w.column_plan()
+        .leaves()
+        .iter()
+        .map(|l| l.path() == LeafPath::Fast)
+        .collect()
+}
+
+fn fsb_batch(schema: &SchemaRef, values: Vec<Option<Vec<u8>>>, width: i32) -> RecordBatch {
+    RecordBatch::try_new(schema.clone(), vec![fsb_from(width, values)]).unwrap()
+}
+
+fn f16_batch(schema: &SchemaRef, bits: Vec<u16>) -> RecordBatch {
+    RecordBatch::try_new(schema.clone(), vec![float16_from_bits(bits, None)]).unwrap()
+}
+
+fn stats_min_max(s: &Statistics) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+    (
+        s.min_bytes_opt().map(<[u8]>::to_vec),
+        s.max_bytes_opt().map(<[u8]>::to_vec),
+    )
+}
+
+#[cfg(feature = "parquet-60")]
+fn nan_count(s: &Statistics) -> Option<u64> {
+    s.nan_count_opt()
+}
+
+/// parquet 59 has no NaN counts (D4).
+#[cfg(not(feature = "parquet-60"))]
+fn nan_count(_s: &Statistics) -> Option<u64> {
+    None
+}
+
+const F16_POS_ZERO: u16 = 0x0000;
+const F16_NEG_ZERO: u16 = 0x8000;
+const F16_ONE: u16 = 0x3C00;
+const F16_MINUS_ONE: u16 = 0xBC00;
+const F16_TWO: u16 = 0x4000;
+const F16_NAN: u16 = 0x7E00;
+
+#[test]
+fn release_is_the_selected_one() {
+    let want = if V59 { "59.2.0" } else { "60.1.0" };
+    assert_eq!(PARQUET_RELEASE, want);
+    let created_by = WriterProperties::default().created_by().to_string();
+    assert!(created_by.ends_with(want), "{created_by}");
+}
+
+/// D1: FIXED_LEN_BYTE_ARRAY gets a dictionary under PARQUET_1_0 in 60, not
+/// in 59; under PARQUET_2_0 in both.
+#[test]
+fn d1_flba_dictionary_under_v1() {
+    let schema = schema1("u", DataType::FixedSizeBinary(16), true);
+    let values = (0..200).map(|i| Some(vec![(i % 2) as u8; 16])).collect();
+    let batch = fsb_batch(&schema, values, 16);
+    let props = WriterProperties::default();
+    assert_eq!(fast_leaves(&schema, &props), [true]);
+    let file = both("d1/v1", &schema, std::slice::from_ref(&batch), props);
+    let md = metadata(&file);
+    let c = column0(&md);
+    let encodings: Vec<Encoding> = c.encodings().collect();
+    if V59 {
+        assert_eq!(c.dictionary_page_offset(), None);
+        assert_eq!(encodings, [Encoding::PLAIN, Encoding::RLE]);
+    } else {
+        assert!(c.dictionary_page_offset().is_some());
+        assert_eq!(
+            encodings,
+            [Encoding::PLAIN, Encoding::RLE, Encoding::RLE_DICTIONARY]
+        );
+    }
+    let v2 = WriterProperties::builder()
+        .set_writer_version(WriterVersion::PARQUET_2_0)
+        .build();
+    let file = both("d1/v2", &schema, &[batch], v2);
+    assert!(column0(&metadata(&file)).dictionary_page_offset().is_some());
+}
+
+/// D2: a zero Float16 min is -0 and a zero max +0 in 59; 60 keeps the
+/// value found by total order.
+#[test]
+fn d2_float16_zeros() {
+    let schema = schema1("h", DataType::Float16, true);
+    let props = WriterProperties::default();
+    assert_eq!(fast_leaves(&schema, &props), [true]);
+    let cases = [
+        ("pos_zero_min", vec![F16_POS_ZERO, F16_ONE]),
+        ("neg_zero_max", vec![F16_MINUS_ONE, F16_NEG_ZERO]),
+        ("both_zeros", vec![F16_POS_ZERO, F16_NEG_ZERO, F16_POS_ZERO]),
+    ];
+    for (name, bits) in cases {
+        let file = both(
+            &format!("d2/{name}"),
+            &schema,
+            &[f16_batch(&schema, bits)],
+            props.clone(),
+        );
+        let md = metadata(&file);
+        let (min, max) = stats_min_max(column0(&md).statistics().unwrap());
+        let le = |b: u16| Some(b.to_le_bytes().to_vec());
+        let want = match (name, V59) {
+            ("pos_zero_min", true) => (le(F16_NEG_ZERO), le(F16_ONE)),
+            ("pos_zero_min", false) => (le(F16_POS_ZERO), le(F16_ONE)),
+            ("neg_zero_max", true) => (le(F16_MINUS_ONE), le(F16_POS_ZERO)),
+            ("neg_zero_max", false) => (le(F16_MINUS_ONE), le(F16_NEG_ZERO)),
+            (_, true) => (le(F16_NEG_ZERO), le(F16_POS_ZERO)),
+            (_, false) => (le(F16_NEG_ZERO), le(F16_POS_ZERO)),
+        };
+        assert_eq!((min, max), want, "{name}");
+    }
+}
+
+/// D3, D4: a page of only NaN has no min/max and drops the chunk's column
+/// index in 59; 60 writes NaN min/max and NaN counts (59 never does).
+#[test]
+fn d3_d4_float16_nan() {
+    let schema = schema1("h", DataType::Float16, true);
+    let props = WriterProperties::default();
+    let file = both(
+        "d3/all_nan",
+        &schema,
+        &[f16_batch(&schema, vec![F16_NAN, F16_NAN])],
+        props.clone(),
+    );
+    let md = metadata(&file);
+    let stats = column0(&md).statistics().unwrap();
+    let index = common::release::column_index(&md, 0, 0);
+    if V59 {
+        assert_eq!(stats_min_max(stats), (None, None));
+        assert!(index.is_none(), "59 drops the column index: {index:?}");
+        assert_eq!(nan_count(stats), None);
+    } else {
+        let nan = Some(F16_NAN.to_le_bytes().to_vec());
+        assert_eq!(stats_min_max(stats), (nan.clone(), nan));
+        assert!(index.is_some());
+        assert_eq!(nan_count(stats), Some(2));
+    }
+    let file = both(
+        "d4/some_nan",
+        &schema,
+        &[f16_batch(&schema, vec![F16_NAN, F16_TWO])],
+        props,
+    );
+    let md = metadata(&file);
+    let stats = column0(&md).statistics().unwrap();
+    let two = Some(F16_TWO.to_le_bytes().to_vec());
+    assert_eq!(stats_min_max(stats), (two.clone(), two));
+    assert_eq!(nan_count(stats), if V59 { None } else { Some(1) });
+}
+
+/// D5: Float16's column order: SIGNED type-defined order in 59 (so chunk
+/// statistics also carry the deprecated min/max), IEEE 754 total order in
+/// 60 — in the plain footer and in the hybrid one (CDC on a mixed table).
+#[test]
+fn d5_float16_column_order() {
+    let schema = schema_of(&[("h", DataType::Float16, true), ("i", DataType::Int64, true)]);
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            float16_from_bits(vec![F16_ONE, F16_TWO, F16_MINUS_ONE], None),
+            Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef,
+        ],
+    )
+    .unwrap();
+    for (name, props) in [
+        ("plain", WriterProperties::default()),
+        (
+            "hybrid",
+            WriterProperties::builder()
+                .set_content_defined_chunking(Some(small_cdc()))
+                .build(),
+        ),
+    ] {
+        assert_eq!(fast_leaves(&schema, &props), [true, false]);
+        let file = both(
+            &format!("d5/{name}"),
+            &schema,
+            std::slice::from_ref(&batch),
+            props,
+        );
+        let md = metadata(&file);
+        let order = md.file_metadata().column_order(0);
+        if V59 {
+            assert_eq!(
+                order,
+                ColumnOrder::TYPE_DEFINED_ORDER(SortOrder::SIGNED),
+                "{name}"
+            );
+        } else {
+            assert_ne!(
+                order,
+                ColumnOrder::TYPE_DEFINED_ORDER(SortOrder::SIGNED),
+                "{name}"
+            );
+            assert_eq!(format!("{order:?}"), "IEEE_754_TOTAL_ORDER", "{name}");
+        }
+    }
+}
+
+/// D6: the DICTIONARY_PAGE entry of `encoding_stats` is first in 60, after
+/// the data pages that used it in 59.
+#[test]
+fn d6_encoding_stats_order() {
+    let schema = schema1("u", DataType::FixedSizeBinary(4), true);
+    let values = (0..100).map(|i| Some(vec![(i % 2) as u8; 4])).collect();
+    let batch = fsb_batch(&schema, values, 4);
+    let props = WriterProperties::builder()
+        .set_writer_version(WriterVersion::PARQUET_2_0)
+        .build();
+    let file = both("d6", &schema, &[batch], props);
+    let options = ReadOptionsBuilder::new()
+        .with_encoding_stats_as_mask(false)
+        .build();
+    let reader = SerializedFileReader::new_with_options(file, options).unwrap();
+    let c = reader.metadata().row_group(0).column(0).clone();
+    let stats: Vec<(PageType, Encoding)> = c
+        .page_encoding_stats()
+        .unwrap()
+        .iter()
+        .map(|s| (s.page_type, s.encoding))
+        .collect();
+    let dict = (PageType::DICTIONARY_PAGE, Encoding::PLAIN);
+    let data = (PageType::DATA_PAGE_V2, Encoding::RLE_DICTIONARY);
+    assert_eq!(
+        stats,
+        if V59 {
+            vec![data, dict]
+        } else {
+            vec![dict, data]
+        }
+    );
+}
+
+fn pages(file: &Bytes) -> usize {
+    let md = metadata(file);
+    common::release::offset_index(&md, 0, 0)
+        .unwrap()
+        .page_locations()
+        .len()
+}
+
+/// D9, D10: DELTA_BYTE_ARRAY with a page limit below one value: 59 cuts a
+/// page after every value (and windows count levels), 60 exempts a page's
+/// first value (and windows count values).
+#[test]
+fn d9_d10_delta_byte_array_tiny_pages() {
+    let schema = schema1("u", DataType::FixedSizeBinary(16), true);
+    let value = |i: usize| {
+        let mut v = vec![7u8; 16];
+        v[15] = i as u8;
+        v
+    };
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_encoding(Encoding::DELTA_BYTE_ARRAY)
+        .set_data_page_size_limit(8)
+        .build();
+    let dense = fsb_batch(&schema, (0..40).map(|i| Some(value(i))).collect(), 16);
+    let file = both("d9/dense", &schema, &[dense], props.clone());
+    assert_eq!(pages(&file), if V59 { 40 } else { 5 });
+    let sparse = (0..40).map(|i| (i % 3 != 0).then(|| value(i))).collect();
+    let file = both(
+        "d10/sparse",
+        &schema,
+        &[fsb_batch(&schema, sparse, 16)],
+        props,
+    );
+    assert_eq!(pages(&file), if V59 { 20 } else { 3 });
+}
+
+/// D13: a `Dictionary(_, FixedSizeBinary)` field: 59 writes it with its
+/// byte-array writer (length-prefixed values), so it is left to parquet
+/// there; 60 writes it as FLBA, on the fast path.
+#[test]
+fn d13_dictionary_of_fixed_size_binary() {
+    let dt = DataType::Dictionary(
+        Box::new(DataType::Int32),
+        Box::new(DataType::FixedSizeBinary(4)),
+    );
+    let schema = schema1("d", dt, true);
+    let values =
+        FixedSizeBinaryArray::try_from_iter([[1u8, 2, 3, 4], [5, 6, 7, 8]].into_iter()).unwrap();
+    let keys = Int32Array::from_iter_values((0..100).map(|i| i % 2));
+    let dict: DictionaryArray<Int32Type> =
+        DictionaryArray::try_new(keys, Arc::new(values)).unwrap();
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(dict) as ArrayRef]).unwrap();
+    for (name, props) in [
+        ("default", WriterProperties::default()),
+        (
+            "plain",
+            WriterProperties::builder()
+                .set_dictionary_enabled(false)
+                .build(),
+        ),
+    ] {
+        let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone())).unwrap();
+        let leaf = &w.column_plan().leaves()[0];
+        if V59 {
+            assert_eq!(leaf.reason(), Some(DelegateReason::WrappedUnderParquet59));
+        } else {
+            assert_eq!(leaf.path(), LeafPath::Fast, "{name}");
+        }
+        let file = both(
+            &format!("d13/{name}"),
+            &schema,
+            std::slice::from_ref(&batch),
+            props,
+        );
+        let md = metadata(&file);
+        let unencoded = column0(&md).unencoded_byte_array_data_bytes();
+        assert_eq!(unencoded, if V59 { Some(400) } else { None }, "{name}");
+    }
+}
+
+/// D14: a precision-1 decimal is INT64 in 59 (so `Decimal32(1, 0)` cannot
+/// be written), INT32 in 60.
+#[test]
+fn d14_precision_one_decimal() {
+    let schema = schema1("p", DataType::Decimal32(1, 0), true);
+    let array = Decimal32Array::from(vec![Some(1), None, Some(9)])
+        .with_precision_and_scale(1, 0)
+        .unwrap();
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(array) as ArrayRef]).unwrap();
+    let up = UpstreamWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
+        w.write(&batch)?;
+        w.into_inner()
+    });
+    let ours = ArrowWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
+        w.write(&batch)?;
+        w.into_inner()
+    });
+    if V59 {
+        assert!(up.is_err(), "parquet 59 writes Decimal32(1, 0)");
+        assert!(ours.is_err(), "parquet_flba writes what parquet 59 rejects");
+    } else {
+        let (up, ours) = (up.unwrap(), ours.unwrap());
+        assert_eq!(up, ours);
+        let md = metadata(&Bytes::from(up));
+        assert_eq!(column0(&md).column_type(), PhysicalType::INT32);
+    }
+}
+
+/// D15: a non-nullable field whose array has logical nulls (a dictionary
+/// whose value is null): an error in 60, written as stored in 59 — both
+/// with the dictionary in the schema and with a plain schema field.
+#[test]
+fn d15_required_field_with_dictionary_nulls() {
+    let values =
+        FixedSizeBinaryArray::try_from_sparse_iter_with_size([Some([1u8, 2]), None].into_iter(), 2)
+            .unwrap();
+    let keys = Int32Array::from_iter_values((0..10).map(|i| i % 2));
+    let dict: ArrayRef =
+        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).unwrap());
+    let dict_type = dict.data_type().clone();
+    for (name, field_type) in [
+        ("dictionary_field", dict_type.clone()),
+        ("plain_field", DataType::FixedSizeBinary(2)),
+    ] {
+        let schema = Arc::new(Schema::new(vec![Field::new("d", field_type, false)]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![dict.clone()]);
+        let Ok(batch) = batch else {
+            // arrow refused the batch itself: nothing for the writers to do
+            continue;
+        };
+        let up = UpstreamWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
+            w.write(&batch)?;
+            w.into_inner()
+        });
+        let ours = ArrowWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
+            w.write(&batch)?;
+            w.into_inner()
+        });
+        match (up, ours) {
+            (Ok(up), Ok(ours)) => {
+                if !V59 {
+                    panic!("{name}: parquet 60 accepted nulls in a required field");
+                }
+                assert_eq!(up, ours, "{name}: files differ");
+            }
+            (Err(e), Err(_)) => {
+                if V59 {
+                    panic!("{name}: parquet 59 rejected the batch: {e}");
+                }
+            }
+            (up, ours) => panic!(
+                "{name}: parquet {:?}, parquet_flba {:?}",
+                up.map(|_| ()),
+                ours.map(|_| ())
+            ),
+        }
+    }
+}
