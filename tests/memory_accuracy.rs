@@ -35,28 +35,47 @@ struct Counting;
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 
+std::thread_local! {
+    /// Whether this thread's allocations are counted: only the test that
+    /// holds [`serial`]'s lock, so that other test threads of the harness
+    /// (starting, printing, ending) do not show up in its measurements.
+    static TRACKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn tracked() -> bool {
+    TRACKED.try_with(std::cell::Cell::get).unwrap_or(false)
+}
+
 // SAFETY: forwards every call to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::SeqCst);
+        if tracked() {
+            LIVE.fetch_add(layout.size() as isize, Ordering::SeqCst);
+        }
         // SAFETY: same contract as `GlobalAlloc::alloc`.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::SeqCst);
+        if tracked() {
+            LIVE.fetch_add(layout.size() as isize, Ordering::SeqCst);
+        }
         // SAFETY: same contract as `GlobalAlloc::alloc_zeroed`.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
+        if tracked() {
+            LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
+        }
         // SAFETY: same contract as `GlobalAlloc::dealloc`.
         unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::SeqCst);
+        if tracked() {
+            LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::SeqCst);
+        }
         // SAFETY: same contract as `GlobalAlloc::realloc`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -69,14 +88,15 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Tests of this binary run one at a time (the allocator's count is
 /// process-wide): each holds this lock for its whole run, data generation
-/// included.
+/// included, and only its own thread's allocations are counted.
 ///
 /// The first holder also writes one small file, so that what parquet and
 /// this crate allocate once per process (lazily initialised statics) is not
 /// counted against the first writer measured.
-fn serial() -> std::sync::MutexGuard<'static, ()> {
+fn serial() -> Serial {
     static WARM: std::sync::Once = std::sync::Once::new();
     let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    TRACKED.with(|t| t.set(true));
     WARM.call_once(|| {
         let b = workload("fsb_nulls", 99);
         let mut w = ArrowWriter::try_new(Vec::new(), b.schema(), None).unwrap();
@@ -85,7 +105,17 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
         w.close().unwrap();
         println!("warm-up done");
     });
-    guard
+    Serial(guard)
+}
+
+/// The lock of [`serial`]; this thread's allocations are counted while it
+/// is held.
+struct Serial(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>);
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        TRACKED.with(|t| t.set(false));
+    }
 }
 
 const ROWS: usize = 32_768;
@@ -238,14 +268,8 @@ fn check_batches(name: &str, batches: &[RecordBatch], props: WriterProperties) {
 
 /// Live heap after a flush: the row group's metadata, column and offset
 /// indexes, which the file writer keeps until the footer (not column
-/// memory, as in `parquet`), about 2 KiB per column here. parquet 59 keeps
-/// more (no dictionary for FIXED_LEN_BYTE_ARRAY under PARQUET_1_0, so more
-/// pages and index entries, docs/parquet-59.md D1).
-const FLUSHED_PER_COLUMN: f64 = if cfg!(feature = "parquet-60") {
-    4096.0
-} else {
-    16384.0
-};
+/// memory, as in `parquet`), about 2 KiB per column here.
+const FLUSHED_PER_COLUMN: f64 = 4096.0;
 
 #[test]
 fn default_configuration() {
