@@ -295,9 +295,12 @@ fn corpus_and_regressions_replay() {
                     paths.len()
                 );
                 // A corpus input that both writers reject up front tests
-                // nothing: most must exercise the writers.
+                // nothing: most must exercise the writers (fewer with
+                // parquet 59, which rejects more, see `assert_mostly_kept`;
+                // the corpora were grown against parquet 60).
+                let tenths = if cfg!(feature = "parquet-60") { 8 } else { 7 };
                 assert!(
-                    kept * 10 >= paths.len() * 8,
+                    kept * 10 >= paths.len() * tenths,
                     "only {kept} of {} inputs of fuzz/corpus/{name} exercised the writers",
                     paths.len()
                 );
