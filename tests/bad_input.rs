@@ -147,41 +147,55 @@ fn assert_recovers(name: &str, schema: &SchemaRef, props: WriterProperties, scri
 
 /// parquet 59 does not check required fields for nulls (docs/parquet-59.md
 /// D15): it writes a null slot's stored bytes. Under the `parquet-59`
-/// feature the "bad" batches of the tests below are then data, and both
-/// writers must write the same file from them.
+/// feature the "bad" batch of the tests below is then data: after a good
+/// batch of 100 rows, both writers must write the same file from it, in
+/// each of `configs`.
 fn same_file_without_required_check(
     name: &str,
     schema: &SchemaRef,
-    props: WriterProperties,
-    batches: &[RecordBatch],
+    g: &mut Gen,
+    bad: &RecordBatch,
+    configs: Vec<(&str, WriterProperties)>,
 ) {
-    let up = no_panic("upstream", || {
-        let mut w = up::writer(Vec::new(), schema, &Opts::props(props.clone()))?;
-        for b in batches {
-            w.write(b)?;
-        }
-        w.into_inner()
-    });
-    let ours = no_panic("parquet_flba", || {
-        let mut w =
-            parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))?;
-        for b in batches {
-            w.write(b)?;
-        }
-        w.into_inner()
-    });
-    match (up, ours) {
-        (Ok(Ok(up)), Ok(Ok(ours))) => {
-            if let Some(diff) = compare_files(&up, &ours) {
-                panic!("{name}: files differ:\n{diff}");
+    for (cfg, props) in configs {
+        let name = format!("{name}/{cfg}");
+        let batches = [g.batch(schema, 100, &Spec::default()), bad.clone()];
+        let up = no_panic("upstream", || {
+            let mut w = up::writer(Vec::new(), schema, &Opts::props(props.clone()))?;
+            for b in &batches {
+                w.write(b)?;
             }
+            w.into_inner()
+        });
+        let ours = no_panic("parquet_flba", || {
+            let mut w = parquet_flba::ArrowWriter::try_new(
+                Vec::new(),
+                schema.clone(),
+                Some(props.clone()),
+            )?;
+            for b in &batches {
+                w.write(b)?;
+            }
+            w.into_inner()
+        });
+        match (up, ours) {
+            (Ok(Ok(up)), Ok(Ok(ours))) => {
+                if let Some(diff) = compare_files(&up, &ours) {
+                    panic!("{name}: files differ:\n{diff}");
+                }
+            }
+            (up, ours) => panic!(
+                "{name}: upstream {:?}, parquet_flba {:?}",
+                up.map(|r| r.map(|_| ())),
+                ours.map(|r| r.map(|_| ()))
+            ),
         }
-        (up, ours) => panic!(
-            "{name}: upstream {:?}, parquet_flba {:?}",
-            up.map(|r| r.map(|_| ())),
-            ours.map(|r| r.map(|_| ()))
-        ),
     }
+}
+
+/// [`configs`] built.
+fn built_configs() -> Vec<(&'static str, WriterProperties)> {
+    configs().into_iter().map(|(c, b)| (c, b.build())).collect()
 }
 
 /// Upstream also rejects this batch (so the error is not a parquet_flba invention).
@@ -654,11 +668,14 @@ fn null_in_required_fsb_column() {
     let mut g = Gen::new("null_in_required_fsb");
     let bad_batch = with_nulls_in(&schema, 0, &mut g, 50);
     if cfg!(feature = "parquet-59") {
-        for (cfg, props) in configs() {
-            let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch.clone()];
-            let name = format!("null_in_required_fsb/{cfg}");
-            same_file_without_required_check(&name, &schema, props.build(), &batches);
-        }
+        let configs = built_configs();
+        same_file_without_required_check(
+            "null_in_required_fsb",
+            &schema,
+            &mut g,
+            &bad_batch,
+            configs,
+        );
         return;
     }
     assert_upstream_rejects("null_in_required_fsb", &schema, &bad_batch);
@@ -689,8 +706,8 @@ fn null_in_required_decimal_and_float16_columns() {
         let mut g = Gen::new(&name);
         let bad_batch = with_nulls_in(&schema, 0, &mut g, 50);
         if cfg!(feature = "parquet-59") {
-            let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch];
-            same_file_without_required_check(&name, &schema, WriterProperties::default(), &batches);
+            let configs = vec![("default", WriterProperties::default())];
+            same_file_without_required_check(&name, &schema, &mut g, &bad_batch, configs);
             continue;
         }
         assert_upstream_rejects(&name, &schema, &bad_batch);
@@ -715,9 +732,9 @@ fn null_in_required_fsb_after_other_columns() {
     let mut g = Gen::new("null_after_other_columns");
     let bad_batch = with_nulls_in(&schema, 2, &mut g, 60);
     if cfg!(feature = "parquet-59") {
-        let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch];
-        let props = WriterProperties::default();
-        same_file_without_required_check("null_after_other_columns", &schema, props, &batches);
+        let configs = vec![("default", WriterProperties::default())];
+        let name = "null_after_other_columns";
+        same_file_without_required_check(name, &schema, &mut g, &bad_batch, configs);
         return;
     }
     assert_upstream_rejects("null_after_other_columns", &schema, &bad_batch);
@@ -761,11 +778,9 @@ fn null_in_required_int64_after_flba_columns() {
     let mut g = Gen::new("null_in_int64_after_flba");
     let bad_batch = with_nulls_in(&schema, 2, &mut g, 60);
     if cfg!(feature = "parquet-59") {
-        for (cfg, props) in configs() {
-            let batches = [g.batch(&schema, 100, &Spec::default()), bad_batch.clone()];
-            let name = format!("null_in_int64_after_flba/{cfg}");
-            same_file_without_required_check(&name, &schema, props.build(), &batches);
-        }
+        let configs = built_configs();
+        let name = "null_in_int64_after_flba";
+        same_file_without_required_check(name, &schema, &mut g, &bad_batch, configs);
         return;
     }
     assert_upstream_rejects("null_in_int64_after_flba", &schema, &bad_batch);

@@ -43,6 +43,26 @@ fn both(name: &str, schema: &SchemaRef, batches: &[RecordBatch], props: WriterPr
     Bytes::from(up.into_inner().unwrap())
 }
 
+/// One batch written by parquet and by parquet_flba, default properties:
+/// each file, or its error.
+fn write_one(
+    schema: &SchemaRef,
+    batch: &RecordBatch,
+) -> (
+    parquet::errors::Result<Vec<u8>>,
+    parquet::errors::Result<Vec<u8>>,
+) {
+    let up = UpstreamWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
+        w.write(batch)?;
+        w.into_inner()
+    });
+    let ours = ArrowWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
+        w.write(batch)?;
+        w.into_inner()
+    });
+    (up, ours)
+}
+
 fn metadata(file: &Bytes) -> ParquetMetaData {
     ParquetMetaDataReader::new()
         .with_page_index_policy(PageIndexPolicy::Optional)
@@ -379,14 +399,7 @@ fn d14_precision_one_decimal() {
         .with_precision_and_scale(1, 0)
         .unwrap();
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(array) as ArrayRef]).unwrap();
-    let up = UpstreamWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
-        w.write(&batch)?;
-        w.into_inner()
-    });
-    let ours = ArrowWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
-        w.write(&batch)?;
-        w.into_inner()
-    });
+    let (up, ours) = write_one(&schema, &batch);
     if V59 {
         assert!(up.is_err(), "parquet 59 writes Decimal32(1, 0)");
         assert!(ours.is_err(), "parquet_flba writes what parquet 59 rejects");
@@ -420,14 +433,7 @@ fn d15_required_field_with_dictionary_nulls() {
             // arrow refused the batch itself: nothing for the writers to do
             continue;
         };
-        let up = UpstreamWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
-            w.write(&batch)?;
-            w.into_inner()
-        });
-        let ours = ArrowWriter::try_new(Vec::new(), schema.clone(), None).and_then(|mut w| {
-            w.write(&batch)?;
-            w.into_inner()
-        });
+        let (up, ours) = write_one(&schema, &batch);
         match (up, ours) {
             (Ok(up), Ok(ours)) => {
                 if !V59 {

@@ -61,7 +61,6 @@ impl ArrowLeafColumn {
             LeafInner::Flat(leaf) => (&leaf.field, &leaf.array, 0),
             LeafInner::Leveled(leaf) => (&leaf.field, &leaf.array, leaf.index),
         };
-        crate::validate::validate_field(field, array)?;
         let leaves = upstream::compute_leaves(field, array)?;
         let leaf = leaves.get(index).ok_or_else(|| {
             ParquetError::General(format!(
@@ -70,6 +69,17 @@ impl ArrowLeafColumn {
             ))
         })?;
         f(leaf)
+    }
+
+    /// Checks a leaf that no batch validation saw (the column-level API)
+    /// before a `parquet` writer gets it: decimals too wide for their
+    /// column, which `parquet` would write truncated.
+    pub(crate) fn validate_for_parquet(&self) -> Result<()> {
+        match &self.0 {
+            LeafInner::Parquet(_) => Ok(()),
+            LeafInner::Flat(leaf) => crate::validate::validate_field(&leaf.field, &leaf.array),
+            LeafInner::Leveled(leaf) => crate::validate::validate_field(&leaf.field, &leaf.array),
+        }
     }
 
     /// Writes the leaf with this crate's FLBA writer. `checked`: the batch

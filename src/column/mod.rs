@@ -105,7 +105,10 @@ impl ArrowColumnWriter {
     pub fn write(&mut self, col: &ArrowLeafColumn) -> Result<()> {
         match &mut self.0 {
             WriterInner::Flba(w) => col.write_fast(w, None, false),
-            WriterInner::Parquet(w) => col.with_parquet_leaf(|leaf| w.write(leaf)),
+            WriterInner::Parquet(w) => {
+                col.validate_for_parquet()?;
+                col.with_parquet_leaf(|leaf| w.write(leaf))
+            }
         }
     }
 

@@ -184,7 +184,7 @@ impl<W: Write + Send> RowGroupSink<W> for SpliceSink<W> {
                 });
                 continue;
             }
-            let chunk = match own.next() {
+            let mut chunk = match own.next() {
                 Some((l, chunk)) if l == leaf => chunk,
                 _ => {
                     return Err(ParquetError::General(format!(
@@ -192,7 +192,6 @@ impl<W: Write + Send> RowGroupSink<W> for SpliceSink<W> {
                     )));
                 }
             };
-            let mut chunk = chunk;
             let close = chunk.close_mut();
             // The footer written here takes the page indexes; the file
             // writer's (which is dropped) gets none, as for the inner

@@ -2,7 +2,7 @@
 //! leaf, judged together.
 
 use super::{ColumnPlan, DelegateReason, FieldSpan, LeafKind, LeafPlan, fast_candidate};
-use crate::schema::{leaf_count, leaf_types, leaf_wrapped, mixes_unprunable, parquet_leaf_count};
+use crate::schema::{Layers, leaf_count, mixes_unprunable, parquet_leaf_count, visit_leaves};
 use crate::values::decimal_width;
 use arrow_schema::{DataType, Field, IntervalUnit, Schema};
 use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as PhysicalType};
@@ -70,16 +70,16 @@ impl ColumnPlan {
         let mut leaves = Vec::with_capacity(parquet.num_columns());
         for (index, (field, span)) in arrow.fields().iter().zip(&fields).enumerate() {
             let mut types = Vec::with_capacity(span.len);
-            leaf_types(field.data_type(), &mut types);
-            let mut wrapped = Vec::with_capacity(span.len);
-            leaf_wrapped(field.data_type(), false, &mut wrapped);
+            visit_leaves(field.data_type(), Layers::default(), &mut |t, l| {
+                types.push((t, l))
+            });
             if types.len() != span.len {
                 return Self::not_mapped(parquet);
             }
-            for ((leaf, data_type), wrapped) in span.leaves().zip(types).zip(wrapped) {
+            for (leaf, (data_type, layers)) in span.leaves().zip(types) {
                 let descr = parquet.column(leaf);
                 let reason = judge_leaf(data_type, &descr).or_else(|| {
-                    (wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
+                    (layers.wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
                         .then_some(DelegateReason::WrappedUnderParquet59)
                 });
                 let kind = LeafKind::of(data_type);
@@ -152,7 +152,9 @@ fn unwritable(
     }
     let mut byte_array = Vec::with_capacity(parquet.num_columns());
     for field in arrow.fields() {
-        leaf_under_dictionary_of_fsb(field.data_type(), false, &mut byte_array);
+        visit_leaves(field.data_type(), Layers::default(), &mut |t, l| {
+            byte_array.push(l.in_dictionary && matches!(t, DataType::FixedSizeBinary(_)))
+        });
     }
     let columns = parquet.columns().iter().zip(byte_array);
     columns.filter(|(_, b)| *b).find_map(|(descr, _)| {
@@ -176,29 +178,6 @@ fn unwritable(
             )
         })
     })
-}
-
-/// For each leaf under `data_type` (in [`leaf_types`] order), whether its
-/// type is a dictionary of `FixedSizeBinary` (`under`: of the layer above).
-fn leaf_under_dictionary_of_fsb(data_type: &DataType, under: bool, out: &mut Vec<bool>) {
-    if let Some(item) = crate::schema::list_item(data_type) {
-        return leaf_under_dictionary_of_fsb(item.data_type(), false, out);
-    }
-    match data_type {
-        DataType::Struct(fields) => fields
-            .iter()
-            .for_each(|f| leaf_under_dictionary_of_fsb(f.data_type(), false, out)),
-        DataType::Map(entries, _) => {
-            if let DataType::Struct(kv) = entries.data_type() {
-                kv.iter()
-                    .for_each(|f| leaf_under_dictionary_of_fsb(f.data_type(), false, out));
-            }
-        }
-        DataType::Dictionary(_, v) => leaf_under_dictionary_of_fsb(v, true, out),
-        DataType::RunEndEncoded(_, v) => leaf_under_dictionary_of_fsb(v.data_type(), false, out),
-        DataType::FixedSizeBinary(_) => out.push(under),
-        _ => out.push(false),
-    }
 }
 
 /// The leaf spans of the Arrow fields, if each has as many leaves as the

@@ -62,44 +62,59 @@ pub(crate) fn leaf_count(data_type: &DataType) -> Option<usize> {
     }
 }
 
-/// Appends the Arrow types of `data_type`'s leaves to `out`, in leaf order.
+/// The types of the leaves under `data_type`, in the Parquet schema's order.
 pub(crate) fn leaf_types<'a>(data_type: &'a DataType, out: &mut Vec<&'a DataType>) {
-    if let Some(item) = list_item(data_type) {
-        return leaf_types(item.data_type(), out);
-    }
-    match data_type {
-        DataType::Struct(fields) => fields.iter().for_each(|f| leaf_types(f.data_type(), out)),
-        DataType::Map(entries, _) => {
-            if let DataType::Struct(kv) = entries.data_type() {
-                kv.iter().for_each(|f| leaf_types(f.data_type(), out));
-            }
-        }
-        DataType::Dictionary(_, v) => leaf_types(v, out),
-        DataType::RunEndEncoded(_, v) => leaf_types(v.data_type(), out),
-        leaf => out.push(leaf),
-    }
+    visit_leaves(data_type, Layers::default(), &mut |leaf, _| out.push(leaf));
 }
 
-/// For each leaf under `data_type` (in [`leaf_types`] order), whether a
-/// dictionary or run-end-encoded layer is on its path (`wrapped` for the
-/// layers above `data_type`).
-pub(crate) fn leaf_wrapped(data_type: &DataType, wrapped: bool, out: &mut Vec<bool>) {
+/// The dictionary and run-end-encoded layers above a leaf.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Layers {
+    /// A dictionary or run-end-encoded type is on the leaf's path.
+    pub(crate) wrapped: bool,
+    /// The leaf's type is directly the value type of a dictionary.
+    pub(crate) in_dictionary: bool,
+}
+
+/// Calls `f` with each leaf type under `data_type` (in the Parquet schema's
+/// order) and the layers above it (`layers`: those above `data_type`).
+pub(crate) fn visit_leaves<'a>(
+    data_type: &'a DataType,
+    layers: Layers,
+    f: &mut impl FnMut(&'a DataType, Layers),
+) {
+    let below = Layers {
+        in_dictionary: false,
+        ..layers
+    };
     if let Some(item) = list_item(data_type) {
-        return leaf_wrapped(item.data_type(), wrapped, out);
+        return visit_leaves(item.data_type(), below, f);
     }
     match data_type {
         DataType::Struct(fields) => fields
             .iter()
-            .for_each(|f| leaf_wrapped(f.data_type(), wrapped, out)),
+            .for_each(|c| visit_leaves(c.data_type(), below, f)),
         DataType::Map(entries, _) => {
             if let DataType::Struct(kv) = entries.data_type() {
                 kv.iter()
-                    .for_each(|f| leaf_wrapped(f.data_type(), wrapped, out));
+                    .for_each(|c| visit_leaves(c.data_type(), below, f));
             }
         }
-        DataType::Dictionary(_, v) => leaf_wrapped(v, true, out),
-        DataType::RunEndEncoded(_, v) => leaf_wrapped(v.data_type(), true, out),
-        _ => out.push(wrapped),
+        DataType::Dictionary(_, v) => {
+            let layers = Layers {
+                wrapped: true,
+                in_dictionary: true,
+            };
+            visit_leaves(v, layers, f)
+        }
+        DataType::RunEndEncoded(_, v) => {
+            let layers = Layers {
+                wrapped: true,
+                in_dictionary: false,
+            };
+            visit_leaves(v.data_type(), layers, f)
+        }
+        leaf => f(leaf, layers),
     }
 }
 

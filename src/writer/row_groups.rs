@@ -169,6 +169,11 @@ impl<W: Write + Send> RowGroupWriter<W> {
             .max_rows
             .filter(|&max| buffered + left > max)
             .map(|max| max - buffered);
+        if by_rows.is_some() && !crate::compat::ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS {
+            // parquet 59 splits by the row limit alone first; the byte limit
+            // then splits the first piece on its own (D18).
+            return Step::Write(by_rows);
+        }
         let Some(max_bytes) = self.max_bytes.filter(|_| buffered > 0) else {
             return Step::Write(by_rows);
         };
@@ -184,12 +189,10 @@ impl<W: Write + Send> RowGroupWriter<W> {
         }
     }
 
-    /// Writes a validated batch split as parquet 59 splits it: a split by
-    /// the row limit, then one by the byte limit, each makes two pieces
-    /// that are written (and split further) one after the other, so the
-    /// rows left after a byte split are not joined with the rest of the
-    /// batch (parquet 60 joins them: docs/parquet-59.md D18).
-    fn write_split_by_pieces(&mut self, batch: &RecordBatch) -> Result<()> {
+    /// Writes a validated batch into row groups, split where the row and
+    /// byte limits fall ([`Self::next_step`]): a split makes two pieces,
+    /// written (and split further) one after the other.
+    fn write_pieces(&mut self, batch: &RecordBatch) -> Result<()> {
         // Pieces still to write, the next one last.
         let mut pieces = vec![batch.clone()];
         while let Some(piece) = pieces.pop() {
@@ -197,7 +200,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 continue;
             }
             let buffered = self.row_group()?;
-            match self.next_piece_step(buffered, piece.num_rows()) {
+            match self.next_step(buffered, piece.num_rows()) {
                 Step::Flush => {
                     FileEncoder::flush(self)?;
                     pieces.push(piece);
@@ -217,27 +220,6 @@ impl<W: Write + Send> RowGroupWriter<W> {
             }
         }
         Ok(())
-    }
-
-    /// parquet 59's decision for a piece of `left` rows with `buffered` rows
-    /// in the row group: split it by the row limit, else flush or split it
-    /// by the byte limit, else write it whole.
-    fn next_piece_step(&self, buffered: usize, left: usize) -> Step {
-        if let Some(max) = self.max_rows.filter(|&max| buffered + left > max) {
-            return Step::Write(Some(max - buffered));
-        }
-        let Some(max_bytes) = self.max_bytes.filter(|_| buffered > 0) else {
-            return Step::Write(None);
-        };
-        let current = self.estimated_bytes();
-        if current >= max_bytes {
-            return Step::Flush;
-        }
-        match (max_bytes - current).checked_div(current / buffered) {
-            Some(fit) if left > fit && fit > 0 => Step::Write(Some(fit)),
-            Some(fit) if left > fit => Step::Flush,
-            _ => Step::Write(None),
-        }
     }
 
     /// The leaves of `part` that this writer's column writers take.
@@ -349,35 +331,7 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         }
         self.check_usable()?;
         self.validate(batch)?;
-        if !crate::compat::ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS {
-            return self.write_split_by_pieces(batch);
-        }
-        let mut remaining = batch.clone();
-        loop {
-            let buffered = self.row_group()?;
-            let split_at = match self.next_step(buffered, remaining.num_rows()) {
-                Step::Flush => {
-                    FileEncoder::flush(self)?;
-                    continue;
-                }
-                Step::Write(split_at) => split_at,
-            };
-            let rest = split_at.map(|n| {
-                let rest = remaining.slice(n, remaining.num_rows() - n);
-                remaining = remaining.slice(0, n);
-                rest
-            });
-            let written = self.write_part(&remaining);
-            self.poison(written)?;
-            let rows = self.in_progress.as_ref().map_or(0, |rg| rg.rows);
-            if self.is_full(rows) {
-                FileEncoder::flush(self)?;
-            }
-            match rest {
-                Some(rest) => remaining = rest,
-                None => return Ok(()),
-            }
-        }
+        self.write_pieces(batch)
     }
 
     fn flush(&mut self) -> Result<()> {
