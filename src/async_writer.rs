@@ -97,6 +97,31 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         })
     }
 
+    /// Attaches a [`MemoryListener`](crate::MemoryListener) (e.g. over a
+    /// query engine's memory reservation) that the writer reserves the
+    /// memory it holds from; see [`ArrowWriter::with_memory_listener`].
+    /// A refused reservation fails [`write`](Self::write) before anything of
+    /// the batch is written, and the writer stays usable.
+    pub fn with_memory_listener(
+        mut self,
+        listener: std::sync::Arc<dyn crate::MemoryListener>,
+    ) -> Self {
+        self.encoder = self.encoder.with_memory_listener(listener);
+        self
+    }
+
+    /// Sets the block size of memory reservations (default 1 MiB); see
+    /// [`ArrowWriter::with_memory_reservation_block`].
+    pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
+        self.encoder = self.encoder.with_memory_reservation_block(bytes);
+        self
+    }
+
+    /// Bytes currently reserved from the memory listener (0 without one).
+    pub fn reserved_memory(&self) -> usize {
+        self.encoder.reserved_memory()
+    }
+
     /// Metadata of the row groups flushed so far.
     pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
         self.encoder.flushed_row_groups()

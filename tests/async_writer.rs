@@ -376,3 +376,60 @@ async fn async_writer_errors_are_reported() {
     up.write(&batch(0, 10)).await.unwrap();
     assert_eq!(up.flush().await.unwrap_err().to_string(), err.to_string());
 }
+
+/// A pool for the memory-listener test: refuses growth past `limit`.
+#[derive(Debug)]
+struct Pool {
+    used: std::sync::atomic::AtomicUsize,
+    limit: usize,
+}
+
+impl parquet_flba::MemoryListener for Pool {
+    fn try_grow(&self, bytes: usize) -> Result<()> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let used = self.used.fetch_add(bytes, SeqCst) + bytes;
+        if used > self.limit {
+            self.used.fetch_sub(bytes, SeqCst);
+            return Err(ParquetError::General(format!("pool exhausted: {used}")));
+        }
+        Ok(())
+    }
+    fn shrink(&self, bytes: usize) {
+        self.used
+            .fetch_sub(bytes, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The async writer reserves from a memory listener as the sync one does:
+/// a refused reservation fails the write without losing earlier rows, the
+/// reservation follows the buffered row group, and everything is given back
+/// at close; the file equals `parquet`'s for the accepted batches.
+#[tokio::test]
+async fn memory_listener_reserves_and_refuses() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let pool = Arc::new(Pool {
+        used: Default::default(),
+        limit: 4 << 20,
+    });
+    let mut ours = AsyncArrowWriter::try_new(Recorder::default(), schema(), None)
+        .unwrap()
+        .with_memory_listener(pool.clone())
+        .with_memory_reservation_block(64 << 10);
+    ours.write(&batch(0, 2000)).await.unwrap();
+    assert!(ours.reserved_memory() > 0);
+    assert_eq!(ours.reserved_memory(), pool.used.load(SeqCst));
+    assert!(ours.reserved_memory() >= ours.memory_size());
+    let err = ours.write(&batch(1, 200_000)).await.unwrap_err();
+    assert!(err.to_string().contains("pool exhausted"), "{err}");
+    assert_eq!(ours.in_progress_rows(), 2000);
+    ours.write(&batch(2, 1000)).await.unwrap();
+    ours.finish().await.unwrap();
+    assert_eq!(pool.used.load(SeqCst), 0);
+
+    let mut up =
+        parquet::arrow::AsyncArrowWriter::try_new(Recorder::default(), schema(), None).unwrap();
+    up.write(&batch(0, 2000)).await.unwrap();
+    up.write(&batch(2, 1000)).await.unwrap();
+    up.finish().await.unwrap();
+    assert_eq!(up.into_inner().file(), ours.into_inner().file());
+}

@@ -279,3 +279,32 @@ fn interval_month_day_nano_is_rejected_like_parquet() {
         }
     }
 }
+
+/// An encoding FIXED_LEN_BYTE_ARRAY columns cannot take is refused with an
+/// error naming the column (parquet's own FLBA encoder panics or errors
+/// without naming it), when the writer is created and at the column level.
+#[test]
+fn unsupported_encoding_names_the_column() {
+    use parquet::basic::Encoding;
+    let schema = flba_schema();
+    let column = schema.field(0).name().clone();
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_column_encoding(
+            ColumnPath::from(column.as_str()),
+            Encoding::DELTA_BINARY_PACKED,
+        )
+        .build();
+    let outcome =
+        parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))
+            .and_then(|mut w| {
+                for b in batches("unsupported_encoding", &schema) {
+                    w.write(&b)?;
+                }
+                w.close()
+            });
+    let err = outcome.expect_err("DELTA_BINARY_PACKED is not an FLBA encoding");
+    let message = err.to_string();
+    assert!(message.contains(&format!("Column '{column}'")), "{message}");
+    assert!(message.contains("DELTA_BINARY_PACKED"), "{message}");
+}

@@ -136,7 +136,13 @@ impl ColumnEncoder {
             fallback_encoding,
             width,
             crate::compat::delta_options(props, path),
-        )?;
+        )
+        .map_err(|e| match e {
+            ParquetError::NYI(message) => {
+                ParquetError::NYI(format!("Column '{}': {message}", path.string()))
+            }
+            other => other,
+        })?;
         let bloom = props
             .bloom_filter_properties(path)
             .map(BloomFilter::try_new)

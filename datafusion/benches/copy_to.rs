@@ -1,0 +1,44 @@
+//! `COPY TO` end to end, stock DataFusion vs parquet-flba registered, on the
+//! same in-memory table in one run: a decimal- and UUID-heavy table, parallel
+//! (DataFusion's default) and sequential single-file writes.
+//!
+//! `cargo bench --bench copy_to` (inside `datafusion/`).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const SELECT: &str = "SELECT row, id, price, amount, big, small, half FROM t";
+
+fn copy_to(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let data = common::batches(32, 8192);
+    let dir = common::scratch("copy_to-bench");
+    let mut group = c.benchmark_group("copy_to");
+    group.sample_size(15);
+    for parallel in [true, false] {
+        let mode = if parallel { "parallel" } else { "sequential" };
+        for registered in [false, true] {
+            let ctx = common::context(registered, 1, &data).unwrap();
+            let writer = if registered { "flba" } else { "stock" };
+            let sql = format!(
+                "COPY ({SELECT}) TO '{}/{writer}-{mode}.parquet' STORED AS PARQUET \
+                 OPTIONS ('allow_single_file_parallelism' '{parallel}')",
+                dir.display()
+            );
+            group.bench_function(format!("{mode}/{writer}"), |b| {
+                b.to_async(&runtime)
+                    .iter(|| async { ctx.sql(&sql).await.unwrap().collect().await.unwrap() })
+            });
+        }
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, copy_to);
+criterion_main!(benches);

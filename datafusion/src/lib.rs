@@ -1,0 +1,112 @@
+//! DataFusion 55.2's parquet writing through [`parquet_flba`]: `COPY ... TO
+//! '...' STORED AS PARQUET`, `INSERT INTO` a parquet table and
+//! `DataFrame::write_parquet` produce the same files as DataFusion's own
+//! parquet sink, byte for byte, with FIXED_LEN_BYTE_ARRAY columns (decimals,
+//! UUIDs, `Float16`, intervals) written by parquet-flba's fast path.
+//!
+//! ```no_run
+//! use datafusion::prelude::SessionContext;
+//!
+//! # async fn demo() -> datafusion::error::Result<()> {
+//! let ctx = SessionContext::new();
+//! parquet_flba_datafusion::register(&ctx)?;
+//! ctx.sql("COPY (SELECT arrow_cast(1.5, 'Decimal128(38, 10)') AS price) \
+//!          TO '/tmp/prices.parquet' STORED AS PARQUET")
+//!     .await?
+//!     .collect()
+//!     .await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What changes
+//!
+//! Only the writer. [`register`] installs two things in a
+//! [`SessionContext`]:
+//!
+//! - [`FlbaParquetFormatFactory`] as the format for the `parquet` extension
+//!   (`COPY TO`, `CREATE EXTERNAL TABLE ... STORED AS PARQUET`). It wraps
+//!   DataFusion's `ParquetFormat`: schema inference, statistics and reading
+//!   are DataFusion's own.
+//! - [`FlbaParquetSinkRule`], a physical optimizer rule that replaces any
+//!   remaining DataFusion `ParquetSink` (`DataFrame::write_parquet`,
+//!   `INSERT INTO` a table registered with `register_parquet` or built with
+//!   `ParquetFormat` directly) by [`FlbaParquetSink`].
+//!
+//! [`FlbaParquetSink`] runs the same write as DataFusion's sink (same file
+//! names, row groups, writer properties, sorting columns, parallel or
+//! sequential path, memory pool consumers, metrics), with
+//! [`parquet_flba::ArrowWriter`] and its column-level API in place of
+//! `parquet`'s. Every leaf that is not FIXED_LEN_BYTE_ARRAY (and every case
+//! parquet-flba leaves to `parquet`) is written by `parquet`'s own column
+//! writer, unchanged.
+//!
+//! To configure a `SessionState` from scratch use [`configure`], or add the
+//! two pieces yourself with `SessionStateBuilder::with_file_formats` and
+//! `SessionStateBuilder::with_physical_optimizer_rule`.
+
+#![warn(missing_docs)]
+
+mod format;
+mod memory;
+mod parallel;
+mod rule;
+mod sink;
+mod sorting;
+
+pub use format::{FlbaParquetFormat, FlbaParquetFormatFactory};
+pub use memory::{ReservationListener, into_datafusion};
+pub use parquet_flba;
+pub use rule::FlbaParquetSinkRule;
+pub use sink::FlbaParquetSink;
+
+use std::sync::Arc;
+
+use datafusion::error::Result;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::SessionContext;
+
+/// Makes `ctx` write parquet through parquet-flba: registers
+/// [`FlbaParquetFormatFactory`] for the `parquet` extension (wrapping the
+/// factory registered there before, so its options are kept) and appends
+/// [`FlbaParquetSinkRule`] to the physical optimizer rules.
+///
+/// Calling it again does nothing. Reading is unchanged.
+pub fn register(ctx: &SessionContext) -> Result<()> {
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    let current = state.get_file_format_factory("parquet");
+    if let Some(wrapped) = FlbaParquetFormatFactory::wrapping(current) {
+        state.register_file_format(Arc::new(wrapped), true)?;
+    }
+    if !rule::installed(state.physical_optimizers()) {
+        let rebuilt = SessionStateBuilder::new_from_existing(state.clone())
+            .with_physical_optimizer_rule(Arc::new(FlbaParquetSinkRule::new()))
+            .build();
+        *state = rebuilt;
+    }
+    Ok(())
+}
+
+/// Adds parquet-flba's writer to a [`SessionStateBuilder`]: the builder's
+/// file formats get [`FlbaParquetFormatFactory`] in place of DataFusion's
+/// parquet factory (added if the builder had none) and
+/// [`FlbaParquetSinkRule`] is appended to its physical optimizer rules.
+///
+/// Call it after `with_default_features` (which sets the default formats).
+pub fn configure(mut builder: SessionStateBuilder) -> SessionStateBuilder {
+    let formats = builder.file_formats().get_or_insert_with(Vec::new);
+    let parquet = formats
+        .iter()
+        .position(|f| f.get_ext().eq_ignore_ascii_case("parquet"));
+    match parquet {
+        Some(i) => {
+            if let Some(wrapped) = FlbaParquetFormatFactory::wrapping(Some(Arc::clone(&formats[i])))
+            {
+                formats[i] = Arc::new(wrapped);
+            }
+        }
+        None => formats.push(Arc::new(FlbaParquetFormatFactory::new())),
+    }
+    builder.with_physical_optimizer_rule(Arc::new(FlbaParquetSinkRule::new()))
+}
