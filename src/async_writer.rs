@@ -171,6 +171,17 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         self.do_write().await
     }
 
+    /// Encodes the column chunks of each row group on up to `threads`
+    /// threads, the calling thread included (1, the default: the calling
+    /// thread alone; 0 counts as 1); the bytes are the same. See
+    /// [`ArrowWriter::with_threads`]. Encoding happens inside
+    /// [`write`](Self::write) and [`flush`](Self::flush), which block the
+    /// calling task while the workers run.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.encoder = self.encoder.with_threads(threads);
+        self
+    }
+
     /// Adds key-value metadata to the file footer.
     pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
         self.encoder.append_key_value_metadata(kv_metadata);

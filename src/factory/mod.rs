@@ -216,6 +216,11 @@ impl ArrowRowGroupWriterFactory {
         self.router.as_ref().map(|r| Arc::clone(&r.user))
     }
 
+    /// The dotted column path of leaf `leaf`, for messages.
+    pub(crate) fn column_path(&self, leaf: usize) -> Option<String> {
+        self.columns.get(leaf).map(|c| c.path().string())
+    }
+
     /// What validation needs to know about fast leaf `leaf` (None if the
     /// leaf is `parquet`'s).
     pub(crate) fn shape(&self, leaf: usize) -> Option<LeafShape> {

@@ -40,16 +40,32 @@ pub(crate) fn validate_batch(
         check_types(field, array)?;
     }
     for (i, (field, array)) in schema.fields().iter().zip(batch.columns()).enumerate() {
-        if checked_elsewhere(i) {
-            continue;
-        }
-        let nulls = crate::compat::REQUIRED_NULLS_REJECTED && may_reach_null(field, array.as_ref());
-        if nulls || has_narrow_decimal(field.data_type()) {
-            let node = Node::build(field, array, field.name())?;
-            node.visit(0..array.len(), Row::Same)?;
+        if !checked_elsewhere(i) && needs_value_check(field, array) {
+            check_values(field, array)?;
         }
     }
     Ok(())
+}
+
+/// The first half of [`validate_batch`]: the column count and each array's
+/// type against its field.
+pub(crate) fn validate_structure(schema: &Schema, batch: &RecordBatch) -> Result<()> {
+    validate_batch(schema, batch, |_| true)
+}
+
+/// Whether [`check_values`] has anything to look at in `array`: nulls it
+/// could reach in a non-nullable field, or decimals narrower than their type.
+pub(crate) fn needs_value_check(field: &Field, array: &ArrayRef) -> bool {
+    (crate::compat::REQUIRED_NULLS_REJECTED && may_reach_null(field, array.as_ref()))
+        || has_narrow_decimal(field.data_type())
+}
+
+/// The second half of [`validate_batch`], for one field whose array has the
+/// field's type: reachable nulls in non-nullable fields, reachable decimals
+/// too wide for their column.
+pub(crate) fn check_values(field: &Field, array: &ArrayRef) -> Result<()> {
+    let node = Node::build(field, array, field.name())?;
+    node.visit(0..array.len(), Row::Same)
 }
 
 /// Checks one field's array for decimals too wide for their column (and

@@ -32,6 +32,9 @@ pub(super) trait FileEncoder<W: Write + Send>: Send {
     fn inner_mut(&mut self) -> &mut W;
     fn finish(&mut self) -> Result<ParquetMetaData>;
     fn column_plan(&self) -> &ColumnPlan;
+    /// Sets how many threads encode a row group's columns (1: the caller
+    /// alone); an engine that cannot use more ignores it.
+    fn set_threads(&mut self, threads: usize);
     /// Adds the engine's state to the writer's `Debug` output.
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>);
 }
@@ -141,6 +144,9 @@ impl<W: Write + Send> FileEncoder<W> for ParquetFile<W> {
     fn column_plan(&self) -> &ColumnPlan {
         &self.plan
     }
+
+    /// `parquet`'s `ArrowWriter` encodes on the calling thread.
+    fn set_threads(&mut self, _threads: usize) {}
 
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
         f.field("parquet", &self.writer);

@@ -9,6 +9,7 @@
 
 mod engine;
 mod options;
+mod pool;
 mod row_groups;
 
 pub use options::ArrowWriterOptions;
@@ -225,6 +226,58 @@ impl<W: Write + Send> ArrowWriter<W> {
         if let Some(r) = &mut self.reservation {
             r.set_block(bytes);
         }
+        self
+    }
+
+    /// Encodes the column chunks of each row group on up to `threads`
+    /// threads, the calling thread included: `threads` 1 (the default)
+    /// encodes on the calling thread alone, exactly as before; 0 counts
+    /// as 1. The file is byte-identical whatever the number of threads.
+    ///
+    /// With more than one thread, each [`write`](Self::write) and each row
+    /// group's flush hand every leaf column its own task — checking the
+    /// batch's values, encoding the leaf (with its content-defined
+    /// chunker), closing the column chunk — and the calling thread waits
+    /// for all of them; the chunks are then written in schema order by the
+    /// calling thread, as before. Every column writer gets the same input
+    /// in the same order as with one thread and no state is shared between
+    /// columns, so nothing about the bytes depends on which thread ran
+    /// what. The workers (at most `threads - 1`, and no more than the
+    /// columns need) are started on first use and stopped when the writer
+    /// is dropped; if one cannot be started, fewer threads do the same
+    /// work.
+    ///
+    /// # When it pays
+    ///
+    /// Parallelism is across columns: it helps when a row group has
+    /// several leaf columns of comparable cost and batches of many rows
+    /// (tens of thousands and up; each write costs a few microseconds to
+    /// hand out and collect its tasks). The wall time of a step is that of
+    /// its most expensive column, plus what stays on the calling thread:
+    /// splitting the batch into leaves, and copying the finished chunks
+    /// into the output. A single wide column gains nothing (its pages are
+    /// encoded and compressed one after another); nor does a file that
+    /// `parquet`'s own `ArrowWriter` writes whole (content-defined
+    /// chunking where no leaf is on the fast path), which ignores this
+    /// setting. With content-defined chunking on a table mixing fast and
+    /// `parquet` leaves, the inner `parquet` writer runs on the calling
+    /// thread while the workers encode the fast leaves.
+    ///
+    /// # Errors and memory
+    ///
+    /// Invalid input is found before anything of the batch is buffered, as
+    /// with one thread (the first error in column order is returned), and
+    /// the writer stays usable. A failure while encoding (a page store that
+    /// cannot store a page, say) leaves the writer unable to continue, as
+    /// with one thread; a panic in a worker is returned as
+    /// [`ParquetError::General`](parquet::errors::ParquetError::General)
+    /// naming the column, with the same effect. [`Self::memory_size`] and
+    /// memory reservations count the same buffers as with one thread;
+    /// columns encoded at the same time also hold their scratch space at
+    /// the same time. Page stores are created as before (in file order, on
+    /// the calling thread) and then used from the worker threads.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.engine.get_mut().set_threads(threads.max(1));
         self
     }
 

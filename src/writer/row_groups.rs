@@ -2,9 +2,16 @@
 //! limits fall (as `parquet`'s `ArrowWriter::write` cuts it), its leaves
 //! written by the row group's column writers, and each full row group's
 //! chunks handed to the [`RowGroupSink`].
+//!
+//! With more than one thread ([`RowGroupWriter::set_threads`]) the
+//! per-column work of each step runs on a [`Pool`] ([`parallel`]); the
+//! steps, their order and what each column writer is given are the same.
+
+mod parallel;
 
 use super::ArrowWriterOptions;
 use super::engine::FileEncoder;
+use super::pool::Pool;
 use crate::ArrowRowGroupWriterFactory;
 use crate::cdc::Chunker;
 use crate::column::{ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
@@ -69,8 +76,10 @@ pub(super) struct RowGroupWriter<W: Write + Send> {
     max_bytes: Option<usize>,
     in_progress: Option<RowGroup>,
     /// With content-defined chunking: one chunker per leaf, kept across
-    /// row groups.
-    chunkers: Option<Vec<Chunker>>,
+    /// row groups (taken out while a worker thread uses it).
+    chunkers: Option<Vec<Option<Chunker>>>,
+    /// With more than one thread: the workers that encode columns.
+    pool: Option<Pool>,
     /// Why the writer cannot go on, after a failure half-way through a
     /// write or flush (rather than produce a broken file).
     poisoned: Option<String>,
@@ -92,7 +101,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             .content_defined_chunking()
             .map(|cdc| {
                 (0..parquet.num_columns())
-                    .map(|_| Chunker::try_new(cdc))
+                    .map(|_| Chunker::try_new(cdc).map(Some))
                     .collect()
             })
             .transpose()?;
@@ -121,8 +130,14 @@ impl<W: Write + Send> RowGroupWriter<W> {
             max_bytes,
             in_progress: None,
             chunkers,
+            pool: None,
             poisoned: None,
         })
+    }
+
+    /// Threads that encode a row group's columns, the caller included.
+    pub(super) fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, Pool::threads)
     }
 
     fn check_usable(&self) -> Result<()> {
@@ -144,7 +159,10 @@ impl<W: Write + Send> RowGroupWriter<W> {
 
     /// Checks the whole batch before any of it is buffered: single-leaf
     /// fast fields by their column's shape, the others by [`validate_batch`].
-    fn validate(&self, batch: &RecordBatch) -> Result<()> {
+    fn validate(&mut self, batch: &RecordBatch) -> Result<()> {
+        if self.pool.is_some() {
+            return self.validate_parallel(batch);
+        }
         let plan = self.factory.column_plan();
         let spans = plan.fields().unwrap_or_default();
         validate_batch(&self.arrow_schema, batch, |i| {
@@ -259,9 +277,12 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 row_group.writers.len()
             )));
         }
+        if self.pool.is_some() {
+            return self.write_part_parallel(part, leaves);
+        }
         for ((leaf, writer), column) in row_group.writers.iter_mut().zip(&leaves) {
             let chunker = self.chunkers.as_mut().and_then(|c| c.get_mut(*leaf));
-            writer.write_checked(column, chunker)?;
+            writer.write_checked(column, chunker.and_then(Option::as_mut))?;
         }
         self.sink.get_mut().write_rows(part)?;
         row_group.rows += part.num_rows();
@@ -343,11 +364,14 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
             // Writers created for a batch that then failed validation.
             return Ok(());
         }
-        let chunks = row_group
-            .writers
-            .into_iter()
-            .map(|(leaf, w)| Ok((leaf, w.close()?)))
-            .collect::<Result<Vec<_>>>();
+        let chunks = match &mut self.pool {
+            Some(pool) => parallel::close(pool, &self.factory, row_group.writers),
+            None => row_group
+                .writers
+                .into_iter()
+                .map(|(leaf, w)| Ok((leaf, w.close()?)))
+                .collect::<Result<Vec<_>>>(),
+        };
         let appended = chunks.and_then(|c| self.sink.get_mut().append_row_group(c));
         self.poison(appended)
     }
@@ -404,8 +428,13 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         self.factory.column_plan()
     }
 
+    fn set_threads(&mut self, threads: usize) {
+        self.pool = (threads > 1).then(|| Pool::new(threads));
+    }
+
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
         f.field("sink", self.sink.get())
+            .field("threads", &self.threads())
             .field("in_progress_rows", &self.in_progress_rows())
             .field("arrow_schema", &self.arrow_schema)
             .field("max_row_group_row_count", &self.max_rows)
