@@ -43,6 +43,7 @@
 //! cargo bench --bench write -- 'setup/'
 //! cargo bench --bench write -- 'nested/'
 //! cargo bench --bench write -- 'accounting/'               # MemoryListener overhead
+//! cargo bench --bench write -- 'threads/'                  # with_threads(1) vs with_threads(2)
 //! ```
 //!
 //! Defaults are set for a 2-core noisy machine: 10 samples, flat sampling,
@@ -249,6 +250,64 @@ fn bench_accounting(c: &mut Criterion) {
     }
 }
 
+/// `ArrowWriter::with_threads`: parquet-flba on 1 and 2 threads (and
+/// `parquet` for reference) on `decimal_nonnull` (two FLBA columns) and
+/// on the 4-column mixed table of `setup/` (UUID, nullable decimal, Int64,
+/// Utf8) at 1,048,576 rows, default configuration; each file written as
+/// one batch (`/1x`) and as 16 batches of 65,536 rows (`/16x`).
+fn bench_threads(c: &mut Criterion) {
+    let decimal = WORKLOADS
+        .iter()
+        .find(|w| w.name == "decimal_nonnull")
+        .expect("workload")
+        .build(DEFAULT_ROWS);
+    let mixed = setup_batches(1, DEFAULT_ROWS).remove(0);
+    let props = config("default").expect("known configuration");
+    for (name, batch) in [("decimal_nonnull", decimal), ("mixed4", mixed)] {
+        let schema = batch.schema();
+        let bytes = value_bytes(&batch);
+        let mut sink = Vec::with_capacity(sink_capacity(bytes));
+        let pieces: Vec<_> = (0..16)
+            .map(|i| batch.slice(i * (DEFAULT_ROWS / 16), DEFAULT_ROWS / 16))
+            .collect();
+        for (shape, batches) in [("1x", std::slice::from_ref(&batch)), ("16x", &pieces[..])] {
+            let mut group = c.benchmark_group(format!("threads/{name}/{shape}"));
+            group
+                .throughput(Throughput::Bytes(bytes))
+                .sampling_mode(SamplingMode::Flat);
+            group.bench_function("parquet", |b| {
+                b.iter(|| {
+                    sink.clear();
+                    let writer = Writer::Parquet;
+                    write_file(writer, &mut sink, schema.clone(), batches, props.clone())
+                        .expect("write succeeds");
+                    black_box(sink.len())
+                })
+            });
+            for threads in [1, 2] {
+                group.bench_function(format!("parquet-flba/{threads}"), |b| {
+                    b.iter(|| {
+                        sink.clear();
+                        let mut w = parquet_flba::ArrowWriter::try_new(
+                            &mut sink,
+                            schema.clone(),
+                            Some(props.clone()),
+                        )
+                        .expect("writer")
+                        .with_threads(threads);
+                        for b in batches {
+                            w.write(b).expect("write succeeds");
+                        }
+                        w.close().expect("close succeeds");
+                        black_box(sink.len())
+                    })
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
 /// Defaults for a small noisy machine; command-line flags override them.
 fn criterion_config() -> Criterion {
     Criterion::default()
@@ -258,11 +317,14 @@ fn criterion_config() -> Criterion {
 }
 
 mod harness {
-    use super::{bench_accounting, bench_nested, bench_setup, bench_workloads, criterion_config};
+    use super::{
+        bench_accounting, bench_nested, bench_setup, bench_threads, bench_workloads,
+        criterion_config,
+    };
     criterion::criterion_group! {
         name = benches;
         config = criterion_config();
-        targets = bench_workloads, bench_nested, bench_setup, bench_accounting
+        targets = bench_workloads, bench_nested, bench_setup, bench_accounting, bench_threads
     }
 }
 criterion_main!(harness::benches);

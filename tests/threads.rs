@@ -1,0 +1,605 @@
+//! `ArrowWriter::with_threads`: column chunks encoded on several threads,
+//! the file byte-identical to `parquet::arrow::ArrowWriter`'s and to the
+//! single-threaded one's, for a wide mixed table (decimals of several
+//! widths, UUIDs, Float16, strings, integers, nulls, nested leaves) in the
+//! standard configurations, with page stores and content-defined chunking;
+//! errors and panics on worker threads; memory reservations.
+
+include!("../src/versions.rs");
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+
+use arrow_array::{ArrayRef, Decimal128Array, RecordBatch};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use bytes::Bytes;
+use common::*;
+use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
+use parquet::basic::Compression;
+use parquet::errors::{ParquetError, Result as PqResult};
+use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder, WriterVersion};
+use parquet_flba::{ArrowWriter, MemoryListener, SpillPageStoreFactory};
+
+/// Thread counts: the caller alone, two, four, and more than the table's
+/// 13 leaves.
+const THREADS: [usize; 4] = [1, 2, 4, 20];
+
+/// The wide mixed table: fast leaves of every width class, `parquet`
+/// leaves, required and nullable, and leaves inside a struct and lists.
+fn wide_schema() -> SchemaRef {
+    let list_of = |dt: DataType| DataType::List(Arc::new(Field::new("item", dt, true)));
+    Arc::new(Schema::new(vec![
+        Field::new("price", DataType::Decimal128(38, 10), false),
+        Field::new("amount", DataType::Decimal128(20, 4), true),
+        Field::new("big", DataType::Decimal256(76, 10), true),
+        Field::new("mid", DataType::Decimal256(45, 3), true),
+        Field::new("id", DataType::FixedSizeBinary(16), true),
+        Field::new("half", DataType::Float16, true),
+        Field::new("symbol", DataType::Utf8, true),
+        Field::new("ts", DataType::Int64, false),
+        Field::new("qty", DataType::Int32, true),
+        Field::new("small", DataType::Decimal128(9, 2), true),
+        Field::new(
+            "order",
+            DataType::Struct(Fields::from(vec![
+                Field::new("legs", list_of(DataType::Decimal128(25, 3)), true),
+                Field::new("venue", DataType::Int32, true),
+            ])),
+            true,
+        ),
+        Field::new("tags", list_of(DataType::FixedSizeBinary(16)), true),
+    ]))
+}
+
+/// A few batches of uneven sizes (one of a single row).
+fn wide_batches(name: &str) -> Vec<RecordBatch> {
+    let schema = wide_schema();
+    let mut g = Gen::new(name);
+    [700, 1, 333, 1200]
+        .into_iter()
+        .map(|rows| g.batch(&schema, rows, &Spec::new(Nulls::Density(0.15))))
+        .collect()
+}
+
+/// The configurations: the standard ones, dictionary off, small pages and
+/// row groups, a byte limit on row groups.
+fn configurations() -> Vec<(&'static str, WriterPropertiesBuilder)> {
+    let mut all = configs();
+    all.push((
+        "dictionary_off",
+        WriterProperties::builder().set_dictionary_enabled(false),
+    ));
+    all.push((
+        "small_pages_row_groups",
+        small_pages(WriterProperties::builder()).set_max_row_group_row_count(Some(500)),
+    ));
+    all.push((
+        "small_zstd_v2",
+        small_pages(WriterProperties::builder())
+            .set_compression(Compression::ZSTD(Default::default()))
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_bloom_filter_enabled(true)
+            .set_max_row_group_row_count(Some(900)),
+    ));
+    all.push((
+        "row_group_bytes",
+        WriterProperties::builder()
+            .set_max_row_group_row_count(None)
+            .set_max_row_group_bytes(Some(40_000)),
+    ));
+    all.push((
+        "cdc_small_pages",
+        small_pages(config("cdc_small")).set_max_row_group_row_count(Some(800)),
+    ));
+    all
+}
+
+/// What one write of a file with this crate gives.
+struct Written {
+    bytes: Vec<u8>,
+    /// After each write: in-progress size, rows, bytes written, memory size.
+    steps: Vec<(usize, usize, usize, usize)>,
+}
+
+/// Writes `batches` with this crate on `threads` threads.
+fn write_ours(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    opts: &Opts,
+    threads: usize,
+) -> Result<Written, String> {
+    let mut bytes = Vec::new();
+    let mut w = flba::writer(&mut bytes, schema, opts)
+        .map_err(|e| format!("try_new: {e}"))?
+        .with_threads(threads);
+    let mut steps = Vec::new();
+    for (i, b) in batches.iter().enumerate() {
+        w.write(b).map_err(|e| format!("write {i}: {e}"))?;
+        steps.push((
+            w.in_progress_size(),
+            w.in_progress_rows(),
+            w.bytes_written(),
+            w.memory_size(),
+        ));
+    }
+    w.close().map_err(|e| format!("close: {e}"))?;
+    Ok(Written { bytes, steps })
+}
+
+/// Writes with `parquet` and with this crate on every thread count: every
+/// file equals `parquet`'s, the writer's state after each write is the
+/// single-threaded writer's, and the file reads back.
+fn check_threads(
+    name: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    opts: &Opts,
+) -> Result<(), String> {
+    check_threads_with(name, schema, batches, opts, true)
+}
+
+/// [`check_threads`]; `exact_memory`: `memory_size()` after each write too
+/// (not with a spilling store, whose budget is shared by the columns, so
+/// which pages spill depends on the order the threads store them in).
+fn check_threads_with(
+    name: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    opts: &Opts,
+    exact_memory: bool,
+) -> Result<(), String> {
+    let up = up::write(schema, batches, opts).map_err(|e| format!("{name}: upstream: {e}"))?;
+    let one =
+        write_ours(schema, batches, opts, 1).map_err(|e| format!("{name}: threads=1: {e}"))?;
+    if let Some(diff) = compare_files(&up.bytes, &one.bytes) {
+        return Err(format!("{name}: threads=1 differs from parquet: {diff}"));
+    }
+    for threads in THREADS.into_iter().skip(1) {
+        let many = write_ours(schema, batches, opts, threads)
+            .map_err(|e| format!("{name}: threads={threads}: {e}"))?;
+        if let Some(diff) = compare_files(&up.bytes, &many.bytes) {
+            return Err(format!(
+                "{name}: threads={threads} differs from parquet: {diff}"
+            ));
+        }
+        let state = |w: &Written| -> Vec<_> {
+            w.steps
+                .iter()
+                .map(|&(size, rows, written, memory)| {
+                    (size, rows, written, exact_memory.then_some(memory))
+                })
+                .collect()
+        };
+        if state(&many) != state(&one) {
+            return Err(format!(
+                "{name}: threads={threads}: writer state after each write {:?}, with one thread {:?}",
+                many.steps, one.steps
+            ));
+        }
+    }
+    if release::round_trips(schema) {
+        check_round_trip_with(
+            schema,
+            batches,
+            &one.bytes,
+            opts.skip_arrow_metadata,
+            opts.props.coerce_types(),
+        )
+        .map_err(|e| format!("{name}: round trip: {e}"))?;
+    }
+    Ok(())
+}
+
+#[test]
+fn wide_table_is_identical_on_any_number_of_threads() {
+    let schema = wide_schema();
+    let mut failures = Failures::new();
+    for (name, props) in configurations() {
+        let batches = wide_batches(name);
+        let opts = Opts::props(props.build());
+        failures.check(check_threads(name, &schema, &batches, &opts));
+    }
+    failures.finish();
+}
+
+/// Only fast leaves (every leaf chunked by this crate under CDC, no inner
+/// `parquet` writer), and only `parquet` leaves (threads run `parquet`'s
+/// column writers; with CDC the whole file is `parquet`'s and threads do
+/// not apply).
+#[test]
+fn all_fast_and_all_parquet_tables() {
+    let fast = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Decimal128(38, 10), true),
+        Field::new("b", DataType::FixedSizeBinary(16), false),
+        Field::new("c", DataType::Float16, true),
+        Field::new("d", DataType::Decimal256(50, 0), true),
+    ]));
+    let theirs = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Utf8, false),
+        Field::new("c", DataType::Int32, true),
+    ]));
+    let mut failures = Failures::new();
+    for (label, schema) in [("fast", fast), ("parquet", theirs)] {
+        let mut g = Gen::new(label);
+        let batches: Vec<_> = [900, 50, 1500]
+            .into_iter()
+            .map(|n| g.batch(&schema, n, &Spec::new(Nulls::Density(0.3))))
+            .collect();
+        for name in ["default", "cdc_small", "zstd_parquet_2"] {
+            let opts = Opts::props(small_pages(config(name)).build());
+            failures.check(check_threads(
+                &format!("{label}/{name}"),
+                &schema,
+                &batches,
+                &opts,
+            ));
+        }
+    }
+    failures.finish();
+}
+
+/// A user's page store (every store created once, in file order, whatever
+/// the thread count) and the spilling store, on a mixed table with and
+/// without content-defined chunking.
+#[test]
+fn page_stores_work_on_worker_threads() {
+    let schema = wide_schema();
+    let mut failures = Failures::new();
+    for name in ["default", "cdc_small", "zstd"] {
+        let batches = wide_batches(name);
+        let props = small_pages(config(name))
+            .set_max_row_group_row_count(Some(1000))
+            .build();
+        let recording = Arc::new(RecordingPageStoreFactory::default());
+        let opts = Opts {
+            props: props.clone(),
+            page_store_factory: Some(recording.clone()),
+            ..Default::default()
+        };
+        failures.check(check_threads(
+            &format!("recording/{name}"),
+            &schema,
+            &batches,
+            &opts,
+        ));
+        // Five writes per thread count (parquet's, then 1, 2, 4, 20): each
+        // created the same stores in the same order.
+        let created = recording.created();
+        let per_file = created.len() / 5;
+        failures.check(
+            if per_file > 0 && created.chunks(per_file).all(|c| c == &created[..per_file]) {
+                Ok(())
+            } else {
+                Err(format!("{name}: stores created {created:?}"))
+            },
+        );
+
+        let spill = Arc::new(SpillPageStoreFactory::new(4096));
+        let opts = Opts {
+            props,
+            page_store_factory: Some(spill.clone()),
+            ..Default::default()
+        };
+        let label = format!("spill/{name}");
+        failures.check(check_threads_with(&label, &schema, &batches, &opts, false));
+        failures.check(
+            if (
+                spill.spill_files(),
+                spill.spilled_bytes(),
+                spill.resident_bytes(),
+            ) == (0, 0, 0)
+            {
+                Ok(())
+            } else {
+                Err(format!("{name}: the spill store still holds something"))
+            },
+        );
+    }
+    failures.finish();
+}
+
+/// `Decimal128(20, 4)` values that do not fit its 9 bytes.
+fn too_wide(rows: usize, bad_row: usize) -> ArrayRef {
+    let values = (0..rows).map(|i| {
+        if i == bad_row {
+            Some(10_i128.pow(30))
+        } else {
+            Some(i as i128)
+        }
+    });
+    Arc::new(
+        values
+            .collect::<Decimal128Array>()
+            .with_precision_and_scale(20, 4)
+            .unwrap(),
+    )
+}
+
+/// An error found on a worker thread (a decimal too wide for its column,
+/// found while the workers check the batch) is the error one thread
+/// returns, names the column and row, and leaves the writer usable: the
+/// file equals `parquet`'s for the good batches alone.
+#[test]
+fn worker_errors_surface_and_the_writer_stays_usable() {
+    let schema = wide_schema();
+    let good = wide_batches("worker_errors");
+    let amount = schema.index_of("amount").unwrap();
+    let mut bad_columns = good[2].columns().to_vec();
+    bad_columns[amount] = too_wide(good[2].num_rows(), 17);
+    let bad = RecordBatch::try_new(schema.clone(), bad_columns).unwrap();
+    // Two bad columns: the error is the first column's, as with one thread.
+    let small = schema.index_of("small").unwrap();
+    let mut two_bad = bad.columns().to_vec();
+    two_bad[small] = Arc::new(
+        std::iter::repeat_n(Some(10_i128.pow(12)), bad.num_rows())
+            .collect::<Decimal128Array>()
+            .with_precision_and_scale(9, 2)
+            .unwrap(),
+    );
+    let two_bad = RecordBatch::try_new(schema.clone(), two_bad).unwrap();
+
+    for name in ["default", "cdc_small"] {
+        let opts = Opts::props(small_pages(config(name)).build());
+        let up = up::write(&schema, &good, &opts).unwrap();
+        let mut errors = Vec::new();
+        for threads in THREADS {
+            let mut bytes = Vec::new();
+            let mut w = flba::writer(&mut bytes, &schema, &opts)
+                .unwrap()
+                .with_threads(threads);
+            w.write(&good[0]).unwrap();
+            w.write(&good[1]).unwrap();
+            let rows = w.in_progress_rows();
+            let e = w.write(&bad).unwrap_err().to_string();
+            assert!(
+                e.contains("amount") && contains_number(&e, 17),
+                "{name}/{threads}: {e}"
+            );
+            let e2 = w.write(&two_bad).unwrap_err().to_string();
+            errors.push((e, e2));
+            assert_eq!(w.in_progress_rows(), rows, "{name}/{threads}");
+            w.write(&good[2]).unwrap();
+            w.write(&good[3]).unwrap();
+            w.close().unwrap();
+            assert!(
+                compare_files(&up.bytes, &bytes).is_none(),
+                "{name}/{threads}"
+            );
+        }
+        assert!(errors.iter().all(|e| e == &errors[0]), "{name}: {errors:?}");
+    }
+}
+
+/// A page store that panics on its `trigger`-th page of column `column`,
+/// or fails instead of panicking.
+#[derive(Debug)]
+struct FaultyStores {
+    column: usize,
+    trigger: usize,
+    panic: bool,
+}
+
+struct FaultyStore {
+    pages: Vec<Option<Bytes>>,
+    fail_at: Option<usize>,
+    panic: bool,
+}
+
+impl PageStore for FaultyStore {
+    fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
+        if Some(self.pages.len()) == self.fail_at {
+            if self.panic {
+                panic!("the store broke");
+            }
+            return Err(ParquetError::General("the store is full".into()));
+        }
+        self.pages.push(Some(value));
+        Ok(PageKey::new(self.pages.len() as u64 - 1))
+    }
+
+    fn take(&mut self, key: PageKey) -> PqResult<Bytes> {
+        self.pages
+            .get_mut(key.get() as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| ParquetError::General(format!("no page {key:?}")))
+    }
+}
+
+impl PageStoreFactory for FaultyStores {
+    fn create(&self, args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
+        Ok(Box::new(FaultyStore {
+            pages: Vec::new(),
+            fail_at: (args.column_index() == self.column).then_some(self.trigger),
+            panic: self.panic,
+        }))
+    }
+}
+
+/// A panic on a worker thread (in a page store, while a column is encoded)
+/// is returned as an error naming the column, not a panic; the writer then
+/// refuses to go on, as it does when a store fails with one thread; a
+/// store's error is the same error on any number of threads.
+#[test]
+fn worker_panics_become_errors() {
+    let schema = wide_schema();
+    let batches = wide_batches("worker_panics");
+    let props = small_pages(WriterProperties::builder()).build();
+    let big = schema.index_of("big").unwrap();
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut store_errors = Vec::new();
+    for threads in THREADS {
+        for panic in [true, false] {
+            let opts = Opts {
+                props: props.clone(),
+                page_store_factory: Some(Arc::new(FaultyStores {
+                    column: big,
+                    trigger: 3,
+                    panic,
+                })),
+                ..Default::default()
+            };
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut w = flba::writer(Vec::new(), &schema, &opts)
+                    .unwrap()
+                    .with_threads(threads);
+                let e = batches
+                    .iter()
+                    .find_map(|b| w.write(b).err())
+                    .expect("the store never failed");
+                let after = w.write(&batches[0]).unwrap_err().to_string();
+                (e.to_string(), after)
+            }));
+            match (threads, panic, outcome) {
+                // One thread: the panic unwinds the caller, as before.
+                (1, true, outcome) => assert!(outcome.is_err()),
+                (_, true, Ok((e, after))) => {
+                    assert!(
+                        e.contains("'big'")
+                            && e.contains("panicked")
+                            && e.contains("the store broke"),
+                        "{e}"
+                    );
+                    assert!(after.contains("cannot continue"), "{after}");
+                }
+                (_, false, Ok((e, after))) => {
+                    assert!(after.contains("cannot continue"), "{after}");
+                    store_errors.push(e);
+                }
+                (_, _, Err(_)) => panic!("threads={threads}: a worker's panic reached the caller"),
+            }
+        }
+    }
+    std::panic::set_hook(quiet);
+    assert!(
+        store_errors
+            .iter()
+            .all(|e| e == &store_errors[0] && e.contains("the store is full")),
+        "{store_errors:?}"
+    );
+}
+
+/// A memory pool that records the most it lent.
+#[derive(Debug, Default)]
+struct Pool {
+    used: AtomicUsize,
+    peak: Mutex<usize>,
+}
+
+impl MemoryListener for Pool {
+    fn try_grow(&self, bytes: usize) -> PqResult<()> {
+        let used = self.used.fetch_add(bytes, SeqCst) + bytes;
+        let mut peak = self.peak.lock().unwrap();
+        *peak = (*peak).max(used);
+        Ok(())
+    }
+
+    fn shrink(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, SeqCst);
+    }
+}
+
+/// With a memory listener, the reservation follows the buffered row group
+/// as with one thread (the same `memory_size()` after every write) and is
+/// given back in full at close.
+#[test]
+fn memory_reservation_returns_to_zero() {
+    let schema = wide_schema();
+    let batches = wide_batches("memory");
+    let opts = Opts::props(
+        WriterProperties::builder()
+            .set_max_row_group_row_count(Some(1000))
+            .build(),
+    );
+    let mut reserved = Vec::new();
+    for threads in THREADS {
+        let pool = Arc::new(Pool::default());
+        let mut bytes = Vec::new();
+        let mut w = flba::writer(&mut bytes, &schema, &opts)
+            .unwrap()
+            .with_memory_listener(pool.clone())
+            .with_memory_reservation_block(16 << 10)
+            .with_threads(threads);
+        let mut steps = Vec::new();
+        for b in &batches {
+            w.write(b).unwrap();
+            assert_eq!(w.reserved_memory(), pool.used.load(SeqCst));
+            assert!(w.reserved_memory() >= w.memory_size());
+            steps.push((w.memory_size(), w.reserved_memory()));
+        }
+        w.close().unwrap();
+        assert_eq!(pool.used.load(SeqCst), 0, "threads={threads}");
+        assert!(*pool.peak.lock().unwrap() > 0);
+        reserved.push(steps);
+    }
+    assert!(reserved.iter().all(|r| r == &reserved[0]), "{reserved:?}");
+}
+
+/// `with_threads(0)` is one thread; the setting shows in `Debug`.
+#[test]
+fn zero_threads_is_one() {
+    let schema = wide_schema();
+    let batches = wide_batches("zero");
+    let opts = Opts::default();
+    let one = write_ours(&schema, &batches, &opts, 1).unwrap();
+    let zero = write_ours(&schema, &batches, &opts, 0).unwrap();
+    assert_eq!(one.bytes, zero.bytes);
+    let w = ArrowWriter::try_new(Vec::new(), schema, None)
+        .unwrap()
+        .with_threads(3);
+    assert!(format!("{w:?}").contains("threads: 3"), "{w:?}");
+}
+
+/// Records the bytes an async writer hands over, call by call.
+#[cfg(feature = "async")]
+#[derive(Debug, Default)]
+struct Recorder {
+    calls: Vec<Bytes>,
+}
+
+#[cfg(feature = "async")]
+impl parquet_flba::AsyncFileWriter for Recorder {
+    fn write(
+        &mut self,
+        bs: Bytes,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = PqResult<()>> + Send + '_>> {
+        self.calls.push(bs);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn complete(
+        &mut self,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = PqResult<()>> + Send + '_>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// The async writer forwards the setting: the same bytes in the same calls.
+#[cfg(feature = "async")]
+#[tokio::test]
+async fn async_writer_with_threads() {
+    use parquet_flba::AsyncArrowWriter;
+    let schema = wide_schema();
+    let batches = wide_batches("async");
+    let props = small_pages(WriterProperties::builder())
+        .set_max_row_group_row_count(Some(800))
+        .build();
+    let mut calls = Vec::new();
+    for threads in [1, 3] {
+        let mut w =
+            AsyncArrowWriter::try_new(Recorder::default(), schema.clone(), Some(props.clone()))
+                .unwrap()
+                .with_threads(threads);
+        for b in &batches {
+            w.write(b).await.unwrap();
+        }
+        w.finish().await.unwrap();
+        calls.push(w.into_inner().calls);
+    }
+    assert_eq!(calls[0], calls[1]);
+    let up = up::write(&schema, &batches, &Opts::props(props)).unwrap();
+    assert!(compare_files(&up.bytes, &calls[1].concat()).is_none());
+}
