@@ -603,3 +603,62 @@ async fn async_writer_with_threads() {
     let up = up::write(&schema, &batches, &Opts::props(props)).unwrap();
     assert!(compare_files(&up.bytes, &calls[1].concat()).is_none());
 }
+
+/// A page store that records the names of the threads that store pages.
+#[derive(Debug, Default)]
+struct ThreadNames(Arc<Mutex<Vec<String>>>);
+
+struct NamingStore {
+    names: Arc<Mutex<Vec<String>>>,
+    inner: VecPageStore,
+}
+
+impl PageStore for NamingStore {
+    fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
+        let name = std::thread::current().name().unwrap_or("").to_string();
+        self.names.lock().unwrap().push(name);
+        self.inner.put(value)
+    }
+
+    fn take(&mut self, key: PageKey) -> PqResult<Bytes> {
+        self.inner.take(key)
+    }
+}
+
+impl PageStoreFactory for ThreadNames {
+    fn create(&self, _args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
+        Ok(Box::new(NamingStore {
+            names: self.0.clone(),
+            inner: VecPageStore::default(),
+        }))
+    }
+}
+
+/// The work does go to the pool's threads (and with one thread, stays on
+/// the caller's).
+#[test]
+fn pages_are_encoded_on_worker_threads() {
+    let schema = wide_schema();
+    let batches = wide_batches("worker_threads");
+    for threads in [1, 4] {
+        let names = ThreadNames::default();
+        let seen = names.0.clone();
+        let opts = Opts {
+            props: small_pages(WriterProperties::builder()).build(),
+            page_store_factory: Some(Arc::new(names)),
+            ..Default::default()
+        };
+        write_ours(&schema, &batches, &opts, threads).unwrap();
+        let seen = seen.lock().unwrap();
+        let workers = seen
+            .iter()
+            .filter(|n| n.starts_with("parquet-flba-"))
+            .count();
+        assert!(!seen.is_empty());
+        if threads == 1 {
+            assert_eq!(workers, 0);
+        } else {
+            assert!(workers > 0, "{seen:?}");
+        }
+    }
+}
