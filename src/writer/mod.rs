@@ -235,11 +235,11 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// as 1. The file is byte-identical whatever the number of threads.
     ///
     /// With more than one thread, each [`write`](Self::write) and each row
-    /// group's flush hand every leaf column its own task — checking the
-    /// batch's values, encoding the leaf (with its content-defined
-    /// chunker), closing the column chunk — and the calling thread waits
-    /// for all of them; the chunks are then written in schema order by the
-    /// calling thread, as before. Every column writer gets the same input
+    /// group's flush hand out their per-column work as tasks — checking
+    /// each field's values, encoding each leaf (with its content-defined
+    /// chunker), closing each column chunk — which the calling thread takes
+    /// part in and waits for; the chunks are then written in schema order
+    /// by the calling thread, as before. Every column writer gets the same input
     /// in the same order as with one thread and no state is shared between
     /// columns, so nothing about the bytes depends on which thread ran
     /// what. The workers (at most `threads - 1`, and no more than the
