@@ -382,36 +382,36 @@ struct FaultyStores {
     panic: bool,
 }
 
+/// A [`VecPageStore`] that fails (or panics) at its `fail_at`-th page.
 struct FaultyStore {
-    pages: Vec<Option<Bytes>>,
+    inner: VecPageStore,
+    stored: usize,
     fail_at: Option<usize>,
     panic: bool,
 }
 
 impl PageStore for FaultyStore {
     fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
-        if Some(self.pages.len()) == self.fail_at {
+        if Some(self.stored) == self.fail_at {
             if self.panic {
                 panic!("the store broke");
             }
             return Err(ParquetError::General("the store is full".into()));
         }
-        self.pages.push(Some(value));
-        Ok(PageKey::new(self.pages.len() as u64 - 1))
+        self.stored += 1;
+        self.inner.put(value)
     }
 
     fn take(&mut self, key: PageKey) -> PqResult<Bytes> {
-        self.pages
-            .get_mut(key.get() as usize)
-            .and_then(Option::take)
-            .ok_or_else(|| ParquetError::General(format!("no page {key:?}")))
+        self.inner.take(key)
     }
 }
 
 impl PageStoreFactory for FaultyStores {
     fn create(&self, args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
         Ok(Box::new(FaultyStore {
-            pages: Vec::new(),
+            inner: VecPageStore::default(),
+            stored: 0,
             fail_at: (args.column_index() == self.column).then_some(self.trigger),
             panic: self.panic,
         }))

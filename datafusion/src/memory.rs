@@ -1,7 +1,7 @@
 //! parquet-flba's memory accounting over DataFusion's memory pool.
 
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use datafusion::error::DataFusionError;
 use datafusion::execution::memory_pool::MemoryReservation;
@@ -19,8 +19,8 @@ use parquet_flba::parquet::errors::{ParquetError, Result};
 /// with DataFusion's own sink.
 pub struct ReservationListener {
     reservation: MemoryReservation,
-    /// The pool's last refusal, until [`Self::explain`] reports it.
-    refused: Mutex<Option<String>>,
+    /// Set when the pool refuses, until [`Self::explain`] reports it.
+    refused: AtomicBool,
 }
 
 impl ReservationListener {
@@ -28,7 +28,7 @@ impl ReservationListener {
     pub fn new(reservation: MemoryReservation) -> Self {
         Self {
             reservation,
-            refused: Mutex::new(None),
+            refused: AtomicBool::new(false),
         }
     }
 
@@ -36,10 +36,10 @@ impl ReservationListener {
     /// writer's message, which includes the pool's) if this listener refused
     /// a reservation since the last call, as [`into_datafusion`] otherwise.
     pub fn explain(&self, e: ParquetError) -> DataFusionError {
-        let refused = self.refused.lock().map(|mut r| r.take()).unwrap_or(None);
-        match refused {
-            Some(_) => DataFusionError::ResourcesExhausted(e.to_string()),
-            None => into_datafusion(e),
+        if self.refused.swap(false, Ordering::Relaxed) {
+            DataFusionError::ResourcesExhausted(e.to_string())
+        } else {
+            into_datafusion(e)
         }
     }
 
@@ -61,9 +61,7 @@ impl fmt::Debug for ReservationListener {
 impl MemoryListener for ReservationListener {
     fn try_grow(&self, bytes: usize) -> Result<()> {
         self.reservation.try_grow(bytes).map_err(|e| {
-            if let Ok(mut refused) = self.refused.lock() {
-                *refused = Some(e.to_string());
-            }
+            self.refused.store(true, Ordering::Relaxed);
             ParquetError::External(Box::new(e))
         })
     }

@@ -17,7 +17,6 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryPool, MemoryReservation};
 use datafusion::physical_plan::metrics::Time;
 use parquet_flba::parquet::file::metadata::ParquetMetaData;
-use parquet_flba::parquet::file::properties::{DEFAULT_MAX_ROW_GROUP_ROW_COUNT, WriterProperties};
 use parquet_flba::parquet::file::writer::SerializedFileWriter;
 use parquet_flba::{
     ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory, ArrowWriter,
@@ -34,8 +33,10 @@ const FLUSH_AT: usize = 1_024_000;
 /// What one file's encoding needs.
 pub(crate) struct FileJob {
     pub(crate) schema: SchemaRef,
-    pub(crate) props: WriterProperties,
-    pub(crate) skip_arrow_metadata: bool,
+    pub(crate) options: ArrowWriterOptions,
+    /// Rows per row group (`max_row_group_row_count`, DataFusion's default
+    /// when unset).
+    pub(crate) row_group_rows: usize,
     pub(crate) parallel_row_groups: usize,
     pub(crate) buffered_batches: usize,
     pub(crate) pool: Arc<dyn MemoryPool>,
@@ -61,9 +62,7 @@ pub(crate) async fn write_file(
     let writer = ArrowWriter::try_new_with_options(
         buffer.clone(),
         Arc::clone(&job.schema),
-        ArrowWriterOptions::new()
-            .with_properties(job.props.clone())
-            .with_skip_arrow_metadata(job.skip_arrow_metadata),
+        job.options.clone(),
     )?;
     let (file, factory) = writer.into_serialized_writer()?;
     let (groups_tx, groups_rx) = mpsc::channel(job.parallel_row_groups.max(1));
@@ -85,11 +84,7 @@ async fn encode_row_groups(
     groups: Sender<RowGroupTask>,
     job: FileJob,
 ) -> Result<()> {
-    let limit = job
-        .props
-        .max_row_group_row_count()
-        .unwrap_or(DEFAULT_MAX_ROW_GROUP_ROW_COUNT)
-        .max(1);
+    let limit = job.row_group_rows.max(1);
     let mut index = 0;
     let mut group = RowGroupEncoder::start(&factory, index, &job)?;
     while let Some(mut batch) = batches.recv().await {

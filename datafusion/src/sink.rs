@@ -30,7 +30,9 @@ use datafusion::physical_plan::metrics::{
 };
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
 use parquet_flba::parquet::file::metadata::{ParquetMetaData, SortingColumn};
-use parquet_flba::parquet::file::properties::{WriterProperties, WriterPropertiesBuilder};
+use parquet_flba::parquet::file::properties::{
+    DEFAULT_MAX_ROW_GROUP_ROW_COUNT, WriterProperties, WriterPropertiesBuilder,
+};
 use parquet_flba::{ArrowWriterOptions, AsyncArrowWriter};
 use tokio::sync::mpsc::Receiver;
 
@@ -247,8 +249,10 @@ impl FileSink for FlbaParquetSink {
                 let global = &self.parquet_options.global;
                 let job = FileJob {
                     schema,
-                    props,
-                    skip_arrow_metadata: global.skip_arrow_metadata,
+                    row_group_rows: props
+                        .max_row_group_row_count()
+                        .unwrap_or(DEFAULT_MAX_ROW_GROUP_ROW_COUNT),
+                    options: self.writer_options(props),
                     parallel_row_groups: global.maximum_parallel_row_group_writers,
                     buffered_batches: global.maximum_buffered_record_batches_per_stream,
                     pool: Arc::clone(context.memory_pool()),
