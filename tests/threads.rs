@@ -114,6 +114,21 @@ fn write_ours(
     let mut w = flba::writer(&mut bytes, schema, opts)
         .map_err(|e| format!("try_new: {e}"))?
         .with_threads(threads);
+    // The threads must carry the fast path: every FLBA leaf takes it here
+    // (under parquet 59, leaves under a dictionary type are parquet's by
+    // design; these tables have none).
+    for leaf in w.column_plan().leaves() {
+        let flba = leaf.physical_type() == parquet::basic::Type::FIXED_LEN_BYTE_ARRAY;
+        let wrapped = leaf.reason() == Some(parquet_flba::DelegateReason::WrappedUnderParquet59);
+        if flba && !wrapped {
+            assert_eq!(
+                leaf.path(),
+                parquet_flba::LeafPath::Fast,
+                "{} should take the fast path",
+                leaf.column_path()
+            );
+        }
+    }
     let mut steps = Vec::new();
     for (i, b) in batches.iter().enumerate() {
         w.write(b).map_err(|e| format!("write {i}: {e}"))?;
