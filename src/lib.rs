@@ -6,7 +6,8 @@
 //! RecordBatch
 //!  └─ ArrowWriter::write ── validate, split into row groups (as parquet does)
 //!       └─ ColumnPlan, per leaf (top level or nested; plain, dictionary or
-//!          run-end encoded): FIXED_LEN_BYTE_ARRAY and the descriptor the
+//!          run-end encoded): a FIXED_LEN_BYTE_ARRAY type or a decimal
+//!          (INT32 / INT64 up to precision 18), with the descriptor the
 //!          schema converter makes? ── no ──> parquet's ArrowColumnWriter
 //!            │ yes
 //!            ▼
@@ -14,7 +15,8 @@
 //!       leaf      mini-batches as parquet cuts them (content-defined
 //!                 chunks with CDC)
 //!       values    Arrow buffers → Parquet bytes, a contiguous run at a time
-//!       encoding  dictionary (fixed-width keys) | plain | byte_stream_split | delta_byte_array
+//!       encoding  dictionary (fixed-width keys) | plain | byte_stream_split |
+//!                 delta_byte_array | delta_binary_packed (INT32 / INT64)
 //!       page      statistics, page cuts, V1/V2 pages, compression, indexes, bloom filter
 //!       chunk     pages + ColumnCloseResult
 //!            ▼

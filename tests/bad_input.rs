@@ -354,6 +354,82 @@ fn decimal128_byte_width_boundaries_every_precision() {
     }
 }
 
+/// Decimals stored as INT32 (precision ≤ 9) and INT64 (≤ 18): a value
+/// beyond the integer is an error naming the column, the row and the
+/// physical type (parquet would write `v as i32`); the bounds are written
+/// exactly as upstream writes them, by this crate's own writer; through the
+/// column-level API too.
+#[test]
+fn integer_decimal_boundaries() {
+    let int32 = (i128::from(i32::MAX), i128::from(i32::MIN), "INT32");
+    let int64 = (i128::from(i64::MAX), i128::from(i64::MIN), "INT64");
+    // Precision 1 is INT64 under parquet 59 (docs/parquet-59.md D14).
+    let precision_one = if release::PARQUET_60 { int32 } else { int64 };
+    let cases: Vec<(DataType, (i128, i128, &str))> = vec![
+        (DataType::Decimal128(9, 2), int32),
+        (DataType::Decimal128(18, 0), int64),
+        (DataType::Decimal64(5, 1), int32),
+        (DataType::Decimal256(12, 3), int64),
+        (DataType::Decimal256(1, 0), precision_one),
+        (DataType::Decimal64(1, 0), precision_one),
+    ];
+    for (dt, (max_fit, min_fit, physical)) in cases {
+        let schema = schema1("amount", dt.clone(), true);
+        let array = |v: i128| -> ArrayRef {
+            let vals = [Some(1), Some(v), None, Some(-1)];
+            match &dt {
+                DataType::Decimal64(p, s) => Arc::new(
+                    arrow_array::Decimal64Array::from(
+                        vals.iter().map(|x| x.map(|x| x as i64)).collect::<Vec<_>>(),
+                    )
+                    .with_precision_and_scale(*p, *s)
+                    .unwrap(),
+                ),
+                DataType::Decimal128(p, s) => dec128(*p, *s, vals.to_vec()),
+                DataType::Decimal256(p, s) => dec256(
+                    *p,
+                    *s,
+                    vals.iter().map(|x| x.map(i256::from_i128)).collect(),
+                ),
+                other => unreachable!("{other}"),
+            }
+        };
+        let batch = |v: i128| RecordBatch::try_new(schema.clone(), vec![array(v)]).unwrap();
+        let name = format!("integer_decimal/{dt}");
+        let writer = parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), None).unwrap();
+        assert_eq!(
+            writer.column_plan().leaves()[0].path(),
+            parquet_flba::LeafPath::Fast,
+            "{name}"
+        );
+        assert_identical(
+            &format!("{name}/fits"),
+            schema.clone(),
+            &[batch(max_fit), batch(min_fit)],
+            WriterProperties::default(),
+        );
+        if matches!(dt, DataType::Decimal64(..)) && physical == "INT64" {
+            continue; // every Decimal64 fits an INT64
+        }
+        let script = [
+            good(batch(max_fit)),
+            bad(batch(max_fit + 1), &["amount", physical], &[1]),
+            bad(batch(min_fit - 1), &["amount", physical], &[1]),
+            good(batch(min_fit)),
+        ];
+        assert_recovers(&name, &schema, WriterProperties::default(), &script);
+        let Some(msg) = column_level_error(&schema, 0, &array(max_fit + 1)) else {
+            panic!("{name}: ArrowColumnWriter::write accepted a value wider than the column");
+        };
+        for needle in ["'amount'", "row 1:", physical] {
+            assert!(
+                msg.contains(needle),
+                "{name}: {msg:?} does not mention {needle:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn decimal256_value_too_wide_for_byte_width_is_an_error() {
     let schema = schema_of(&[

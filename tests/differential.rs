@@ -102,6 +102,7 @@ fn type_config_cases(family: &str, types: Vec<DataType>, config_name: &str) {
         let name = format!("{family}/{}/{config_name}", type_name(&dt));
         let mut g = Gen::new(&name);
         let schema = three_ways(&dt);
+        assert_all_fast(&name, &schema, config(config_name).build());
         let batches = three_ways_batches(&mut g, &schema, &[257, 120]);
         f.identical(&name, &schema, &batches, config(config_name).build());
         if extra {
@@ -112,6 +113,22 @@ fn type_config_cases(family: &str, types: Vec<DataType>, config_name: &str) {
         }
     }
     f.finish();
+}
+
+/// Identical bytes cannot tell the fast path from a fallback to parquet's
+/// writer: every leaf of these single-type tables must be planned fast.
+fn assert_all_fast(name: &str, schema: &SchemaRef, props: WriterProperties) {
+    let writer = parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))
+        .expect("writer");
+    for leaf in writer.column_plan().leaves() {
+        assert_eq!(
+            leaf.path(),
+            parquet_flba::LeafPath::Fast,
+            "case `{name}`: leaf {} is not on the fast path: {:?}",
+            leaf.column_index(),
+            leaf.reason()
+        );
+    }
 }
 
 macro_rules! family_config_tests {
@@ -165,6 +182,7 @@ family_config_tests! {
     fsb => fsb_types();
     decimal128 => decimal128_types();
     decimal256 => decimal256_types();
+    decimal_int => decimal_int_types();
     float16 => vec![DataType::Float16];
     interval_year_month => vec![DataType::Interval(IntervalUnit::YearMonth)];
     interval_day_time => vec![DataType::Interval(IntervalUnit::DayTime)];

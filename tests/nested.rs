@@ -127,13 +127,21 @@ fn kinds() -> Vec<DataType> {
         DataType::Float16,
         DataType::Interval(IntervalUnit::YearMonth),
         DataType::Interval(IntervalUnit::DayTime),
+        // Stored as INT32 / INT64.
+        DataType::Decimal32(9, 2),
+        DataType::Decimal64(18, 4),
+        DataType::Decimal128(10, 3),
+        DataType::Decimal256(7, 1),
     ]
 }
 
 fn is_flba(dt: &DataType) -> bool {
     match dt {
         DataType::FixedSizeBinary(w) => *w > 0,
-        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) => *p >= 19,
+        DataType::Decimal32(_, _)
+        | DataType::Decimal64(_, _)
+        | DataType::Decimal128(_, _)
+        | DataType::Decimal256(_, _) => true,
         DataType::Float16 => true,
         DataType::Interval(u) => *u != IntervalUnit::MonthDayNano,
         _ => false,
@@ -1434,6 +1442,7 @@ fn run_configs(
         if upstream_excludes(schema, &props).is_some() {
             continue;
         }
+        assert_kinds_fast(&format!("{label}/{cfg}"), schema, &props);
         f.check(check_props(
             &format!("{label}/{cfg}"),
             schema,

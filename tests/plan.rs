@@ -115,6 +115,12 @@ fn flat_schema() -> SchemaRef {
         ("sym", DataType::Utf8, true),
         ("small", DataType::Decimal128(9, 2), true),
         ("mdn", DataType::Interval(IntervalUnit::MonthDayNano), true),
+        ("d32", DataType::Decimal32(9, 2), true),
+        ("d64", DataType::Decimal64(18, 4), false),
+        ("d64_int32", DataType::Decimal64(5, 1), true),
+        ("d128_int64", DataType::Decimal128(10, 0), true),
+        ("d256_int32", DataType::Decimal256(2, 0), true),
+        ("d256_int64", DataType::Decimal256(18, 18), true),
     ])
 }
 
@@ -130,8 +136,14 @@ fn flat_leaves() {
         Want::Fast(IntervalDayTime),
         Want::Parquet(None, NotFixedLenByteArray),
         Want::Parquet(None, NotFixedLenByteArray),
-        Want::Parquet(Some(Decimal128), NotFixedLenByteArray),
+        Want::Fast(Decimal128),
         Want::Parquet(None, IntervalMonthDayNano),
+        Want::Fast(Decimal32),
+        Want::Fast(Decimal64),
+        Want::Fast(Decimal64),
+        Want::Fast(Decimal128),
+        Want::Fast(Decimal256),
+        Want::Fast(Decimal256),
     ];
     let plan = writer_plan(&schema, WriterProperties::default());
     assert_plan(&plan, &want);
@@ -141,7 +153,14 @@ fn flat_leaves() {
     assert_eq!(leaf.arrow_type(), Some(&DataType::Decimal128(38, 10)));
     assert_eq!(leaf.physical_type(), PhysicalType::FIXED_LEN_BYTE_ARRAY);
     assert_eq!(leaf.field_index(), Some(1));
-    assert_eq!(plan.leaves()[8].physical_type(), PhysicalType::INT32);
+    // Decimals of precision up to 18 are stored as INT32 / INT64, on the
+    // fast path all the same.
+    let physical: Vec<PhysicalType> = [8, 10, 11, 12, 13, 14, 15]
+        .iter()
+        .map(|&i| plan.leaves()[i].physical_type())
+        .collect();
+    use PhysicalType::{INT32, INT64};
+    assert_eq!(physical, [INT32, INT32, INT64, INT32, INT64, INT32, INT64]);
 }
 
 #[test]
@@ -347,6 +366,36 @@ fn explicit_parquet_schema() {
         &[
             Want::Parquet(Some(Decimal128), ParquetSchemaMismatch),
             Want::Fast(FixedSizeBinary),
+        ],
+    );
+
+    // Small decimals: the converter's INT32 / INT64 are fast; another
+    // physical type, width or precision for the same Arrow type is not.
+    let small = schema_of(&[
+        ("a", DataType::Decimal128(9, 2), false),
+        ("b", DataType::Decimal64(12, 2), false),
+        ("c", DataType::Decimal32(5, 0), false),
+        ("d", DataType::Decimal128(18, 3), false),
+    ]);
+    let mismatched = parse_message_type(
+        "message schema {
+            REQUIRED INT32 a (DECIMAL(9,2));
+            REQUIRED INT32 b (DECIMAL(9,2));
+            REQUIRED FIXED_LEN_BYTE_ARRAY (3) c (DECIMAL(5,0));
+            REQUIRED INT64 d (DECIMAL(18,2));
+        }",
+    )
+    .unwrap();
+    let options =
+        ArrowWriterOptions::new().with_parquet_schema(SchemaDescriptor::new(Arc::new(mismatched)));
+    let writer = ArrowWriter::try_new_with_options(Vec::new(), small, options).unwrap();
+    assert_plan(
+        writer.column_plan(),
+        &[
+            Want::Fast(Decimal128),
+            Want::Parquet(Some(Decimal64), ParquetSchemaMismatch),
+            Want::Parquet(Some(Decimal32), ParquetSchemaMismatch),
+            Want::Parquet(Some(Decimal128), ParquetSchemaMismatch),
         ],
     );
 

@@ -46,9 +46,20 @@ fn flba_type(g: &mut Gen) -> DataType {
             };
             DataType::FixedSizeBinary(w)
         }
-        3 | 4 => {
+        3 => {
             let p = g.range(19, 38) as u8;
             DataType::Decimal128(p, g.range(0, p as usize) as i8)
+        }
+        // Decimals stored as INT32 / INT64.
+        4 => {
+            let p = g.range(1, 18) as u8;
+            let s = g.range(0, p as usize) as i8;
+            match g.range(0, 3) {
+                0 if p <= 9 => DataType::Decimal32(p, s),
+                0 | 1 => DataType::Decimal64(p, s),
+                2 => DataType::Decimal128(p, s),
+                _ => DataType::Decimal256(p, s),
+            }
         }
         5 | 6 => {
             let p = g.range(39, 76) as u8;
@@ -145,9 +156,25 @@ fn random_batches(g: &mut Gen, schema: &SchemaRef, desc: &mut Vec<String>) -> Ve
     batches
 }
 
-/// Random properties; `flba_leaves` are the top-level primitive FLBA column
-/// names, which may get explicit encodings.
-fn random_props(g: &mut Gen, flba_leaves: &[String], desc: &mut Vec<String>) -> WriterProperties {
+/// Whether a (possibly dictionary-encoded) decimal is stored as INT32 / INT64.
+fn stored_as_int(dt: &DataType) -> bool {
+    match dt {
+        DataType::Dictionary(_, v) => stored_as_int(v),
+        DataType::Decimal32(..) | DataType::Decimal64(..) => true,
+        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) => *p <= 18,
+        _ => false,
+    }
+}
+
+/// Random writer properties; `flba_leaves` are the top-level leaves this
+/// crate writes (which may get explicit encodings), with whether each is
+/// stored as INT32 / INT64 (which takes DELTA_BINARY_PACKED where
+/// FIXED_LEN_BYTE_ARRAY takes DELTA_BYTE_ARRAY).
+fn random_props(
+    g: &mut Gen,
+    flba_leaves: &[(String, bool)],
+    desc: &mut Vec<String>,
+) -> WriterProperties {
     let mut b: WriterPropertiesBuilder = WriterProperties::builder();
     let mut d = |s: String| desc.push(s);
 
@@ -184,13 +211,13 @@ fn random_props(g: &mut Gen, flba_leaves: &[String], desc: &mut Vec<String>) -> 
         b = b.set_dictionary_page_size_limit(n);
         d(format!("dict_limit={n}"));
     }
-    for name in flba_leaves {
+    for (name, int) in flba_leaves {
         if g.chance(0.3) {
-            let e = *g.pick(&[
-                Encoding::PLAIN,
-                Encoding::BYTE_STREAM_SPLIT,
-                Encoding::DELTA_BYTE_ARRAY,
-            ]);
+            let delta = match int {
+                true => Encoding::DELTA_BINARY_PACKED,
+                false => Encoding::DELTA_BYTE_ARRAY,
+            };
+            let e = *g.pick(&[Encoding::PLAIN, Encoding::BYTE_STREAM_SPLIT, delta]);
             b = b.set_column_encoding(ColumnPath::from(name.as_str()), e);
             d(format!("{name}:{e:?}"));
         }
@@ -318,13 +345,15 @@ fn randomized_flba_tables() {
                 .join(", ")
         )];
         let batches = random_batches(&mut g, &schema, &mut desc);
-        let flba_leaves: Vec<String> = schema
+        let flba_leaves: Vec<(String, bool)> = schema
             .fields()
             .iter()
             .filter(|f| {
                 matches!(
                     f.data_type(),
                     DataType::FixedSizeBinary(_)
+                        | DataType::Decimal32(..)
+                        | DataType::Decimal64(..)
                         | DataType::Decimal128(..)
                         | DataType::Decimal256(..)
                         | DataType::Float16
@@ -332,13 +361,14 @@ fn randomized_flba_tables() {
                         | DataType::Dictionary(..)
                 )
             })
-            .map(|f| f.name().clone())
+            .map(|f| (f.name().clone(), stored_as_int(f.data_type())))
             .collect();
         let props = random_props(&mut g, &flba_leaves, &mut desc);
         let name = format!(
             "randomized case {i} (replay: PARQUET_FLBA_SEED={base:#x} PARQUET_FLBA_CASE={i}) {}",
             desc.join(" ")
         );
+        assert_kinds_fast(&name, &schema, &props);
         failures.check(check_identical(
             &name,
             &schema,

@@ -403,12 +403,34 @@ fn d14_precision_one_decimal() {
     if V59 {
         assert!(up.is_err(), "parquet 59 writes Decimal32(1, 0)");
         assert!(ours.is_err(), "parquet_flba writes what parquet 59 rejects");
+        // Left to parquet (which rejects it), not written by the fast path.
+        assert_eq!(fast_leaves(&schema, &WriterProperties::default()), [false]);
     } else {
         let (up, ours) = (up.unwrap(), ours.unwrap());
         assert_eq!(up, ours);
         let md = metadata(&Bytes::from(up));
         assert_eq!(column0(&md).column_type(), PhysicalType::INT32);
+        assert_eq!(fast_leaves(&schema, &WriterProperties::default()), [true]);
     }
+    // Decimal128(1, 0): INT64 in 59, INT32 in 60, on the fast path in both.
+    let schema = schema1("p", DataType::Decimal128(1, 0), true);
+    let array = arrow_array::Decimal128Array::from(vec![Some(-9), None, Some(9)])
+        .with_precision_and_scale(1, 0)
+        .unwrap();
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(array) as ArrayRef]).unwrap();
+    assert_eq!(fast_leaves(&schema, &WriterProperties::default()), [true]);
+    let file = both(
+        "d14_decimal128_1",
+        &schema,
+        &[batch],
+        WriterProperties::default(),
+    );
+    let want = if V59 {
+        PhysicalType::INT64
+    } else {
+        PhysicalType::INT32
+    };
+    assert_eq!(column0(&metadata(&file)).column_type(), want);
 }
 
 /// D15: a non-nullable field whose array has logical nulls (a dictionary

@@ -640,7 +640,8 @@ async fn errors_propagate() {
     }
 }
 
-/// The FLBA leaves of the test table take parquet-flba's fast path (what
+/// The decimal and fixed-length leaves of the test table (decimals of every
+/// precision, INT32 and INT64 ones too) take parquet-flba's fast path (what
 /// makes the registered context faster); the others are parquet's.
 #[test]
 fn flba_leaves_are_on_the_fast_path() {
@@ -656,9 +657,11 @@ fn flba_leaves_are_on_the_fast_path() {
             "price",
             "amount",
             "big",
+            "small",
             "half",
             "tags.list.item",
             "detail.code",
+            "detail.rate",
         ]
         .contains(&path.as_str());
         let fast = leaf.path() == parquet_flba_datafusion::parquet_flba::LeafPath::Fast;

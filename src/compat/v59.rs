@@ -18,6 +18,10 @@ pub(crate) const RELEASE: &str = "59.2.0";
 /// D1: no dictionary for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0`
 /// (`has_dictionary_support`).
 pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = false;
+/// D14: the smallest decimal precision stored as INT32: 59's schema
+/// converter stores precision 1 as INT64 (`precision > 1 && <= 9`), and
+/// its writer then cannot write a `Decimal32(1, _)` ("Cannot coerce").
+pub(crate) const DECIMAL_INT32_MIN_PRECISION: u8 = 2;
 /// D2, D3: Float16 min/max skip NaN (an all-NaN page has none), a zero min
 /// is written as -0 and a zero max as +0.
 pub(crate) const FLOAT16_TOTAL_ORDER: bool = false;

@@ -19,6 +19,9 @@ pub(crate) const RELEASE: &str = "60.1.0";
 
 /// D1: FIXED_LEN_BYTE_ARRAY columns get a dictionary under `PARQUET_1_0`.
 pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = true;
+/// D14: the smallest decimal precision stored as INT32 (precision 1 is
+/// INT32 in 60, INT64 in 59).
+pub(crate) const DECIMAL_INT32_MIN_PRECISION: u8 = 1;
 /// D2, D3: Float16 min/max by IEEE 754 total order (`-0 < +0`), an all-NaN
 /// page gets NaN min/max; no zero replacement.
 pub(crate) const FLOAT16_TOTAL_ORDER: bool = true;

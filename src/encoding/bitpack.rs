@@ -92,6 +92,30 @@ fn pack_generic(out: &mut Vec<u8>, values: &[u32], bw: u32, mask: u64) {
     }
 }
 
+/// Appends `values` packed least-significant-bit first at `bit_width` bits
+/// each (up to 64). `values.len() * bit_width` must be a multiple of 8.
+pub(crate) fn pack_bits_wide(out: &mut Vec<u8>, values: &[u64], bit_width: u8) {
+    let bw = u32::from(bit_width);
+    if bw == 0 {
+        return;
+    }
+    let mask = if bw >= 64 { u64::MAX } else { (1u64 << bw) - 1 };
+    let mut acc: u128 = 0;
+    let mut bits: u32 = 0;
+    for &v in values {
+        acc |= u128::from(v & mask) << bits;
+        bits += bw;
+        while bits >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            bits -= 8;
+        }
+    }
+    if bits > 0 {
+        out.push(acc as u8);
+    }
+}
+
 /// Appends `value` as an unsigned LEB128 varint.
 #[inline]
 pub(crate) fn write_uleb128(out: &mut Vec<u8>, mut value: u64) {

@@ -1,37 +1,110 @@
-//! DELTA_BYTE_ARRAY for fixed-width values: the PARQUET_2_0 fallback encoding.
+//! DELTA_BINARY_PACKED for 32- and 64-bit integers (the PARQUET_2_0
+//! fallback of INT32 / INT64 decimals) and DELTA_BYTE_ARRAY for fixed-width
+//! values (that of FIXED_LEN_BYTE_ARRAY).
 //!
 //! Each value is stored as the length of the prefix it shares with the value
 //! before it (DELTA_BINARY_PACKED), then as its suffix (DELTA_LENGTH_BYTE_ARRAY:
 //! the suffix lengths, DELTA_BINARY_PACKED, then the suffix bytes). The previous
 //! value is forgotten at every page boundary.
 
-use super::bitpack::{pack_bits, write_uleb128, write_zigzag};
+use super::bitpack::{pack_bits, pack_bits_wide, write_uleb128, write_zigzag};
 use super::rle::num_required_bits;
 use crate::compat::{DeltaOptions, delta_layout};
 
-/// DELTA_BINARY_PACKED encoder for 32-bit integers, streaming across calls.
+/// The integers DELTA_BINARY_PACKED encodes: `i32` (INT32 values and the
+/// lengths of DELTA_BYTE_ARRAY) and `i64` (INT64 values). Deltas wrap at the
+/// type's width, as `parquet` computes them.
+pub(crate) trait DeltaInt: Copy + Ord + Default + std::fmt::Debug {
+    /// Bytes per value.
+    const WIDTH: usize;
+    /// Values per block of `parquet`'s default layout (4 mini-blocks).
+    const DEFAULT_BLOCK: usize;
+    const MIN: Self;
+    const MAX: Self;
+    fn wrapping_sub(self, other: Self) -> Self;
+    fn to_i64(self) -> i64;
+    /// `self - min`, wrapping, as an unsigned integer of the type's width.
+    fn offset_from(self, min: Self) -> u64;
+    /// The value whose little-endian bytes are `b` (`WIDTH` of them).
+    fn from_le(b: &[u8]) -> Self;
+}
+
+impl DeltaInt for i32 {
+    const WIDTH: usize = 4;
+    const DEFAULT_BLOCK: usize = 128;
+    const MIN: Self = i32::MIN;
+    const MAX: Self = i32::MAX;
+    #[inline(always)]
+    fn wrapping_sub(self, other: Self) -> Self {
+        i32::wrapping_sub(self, other)
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    #[inline(always)]
+    fn offset_from(self, min: Self) -> u64 {
+        self.wrapping_sub(min) as u32 as u64
+    }
+    #[inline(always)]
+    fn from_le(b: &[u8]) -> Self {
+        i32::from_le_bytes(b.try_into().unwrap())
+    }
+}
+
+impl DeltaInt for i64 {
+    const WIDTH: usize = 8;
+    const DEFAULT_BLOCK: usize = 256;
+    const MIN: Self = i64::MIN;
+    const MAX: Self = i64::MAX;
+    #[inline(always)]
+    fn wrapping_sub(self, other: Self) -> Self {
+        i64::wrapping_sub(self, other)
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self
+    }
+    #[inline(always)]
+    fn offset_from(self, min: Self) -> u64 {
+        self.wrapping_sub(min) as u64
+    }
+    #[inline(always)]
+    fn from_le(b: &[u8]) -> Self {
+        i64::from_le_bytes(b.try_into().unwrap())
+    }
+}
+
+/// DELTA_BINARY_PACKED encoder for 32-bit integers.
+pub(crate) type DeltaBinaryPackedI32 = DeltaBinaryPacked<i32>;
+
+/// DELTA_BINARY_PACKED encoder, streaming across calls: deltas of the open
+/// block are kept, each completed block is packed at once (so the encoded
+/// size of the completed blocks is known, as `parquet` estimates it).
 #[derive(Debug)]
-pub(crate) struct DeltaBinaryPackedI32 {
+pub(crate) struct DeltaBinaryPacked<T: DeltaInt> {
     block_size: usize,
     mini_blocks: usize,
     mini_block_size: usize,
     /// Deltas of the open block.
-    deltas: Vec<i32>,
+    deltas: Vec<T>,
     /// Encoded bytes of the completed blocks.
     blocks: Vec<u8>,
     total_values: usize,
-    first_value: i32,
-    current: i32,
-    scratch: Vec<u32>,
+    first_value: T,
+    current: T,
+    /// A mini-block's offsets from the block's minimum delta, to pack.
+    narrow: Vec<u32>,
+    wide: Vec<u64>,
 }
 
-impl DeltaBinaryPackedI32 {
-    /// An encoder with the given block layout, or parquet's default for 32-bit
-    /// values (blocks of 128 in 4 mini-blocks).
+impl<T: DeltaInt> DeltaBinaryPacked<T> {
+    /// An encoder with the given block layout, or parquet's default for the
+    /// type (blocks of 128 values for 32 bits, 256 for 64, in 4 mini-blocks).
     pub(crate) fn new(options: Option<DeltaOptions>) -> Self {
         let (block_size, mini_blocks) = match options {
             Some(o) => delta_layout(&o),
-            None => (128, 4),
+            None => (T::DEFAULT_BLOCK, 4),
         };
         Self {
             block_size,
@@ -40,31 +113,52 @@ impl DeltaBinaryPackedI32 {
             deltas: Vec::new(),
             blocks: Vec::new(),
             total_values: 0,
-            first_value: 0,
-            current: 0,
-            scratch: Vec::new(),
+            first_value: T::default(),
+            current: T::default(),
+            narrow: Vec::new(),
+            wide: Vec::new(),
         }
     }
 
     /// Encodes one value.
     #[cfg(test)]
-    pub(crate) fn put(&mut self, value: i32) {
+    pub(crate) fn put(&mut self, value: T) {
+        self.put_slice(&[value]);
+    }
+
+    /// Encodes `values`, given as their little-endian bytes.
+    pub(crate) fn put_le(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(T::WIDTH);
         if self.total_values == 0 {
-            self.first_value = value;
-            self.current = value;
+            let Some(first) = chunks.next() else {
+                return;
+            };
+            let first = T::from_le(first);
+            self.first_value = first;
+            self.current = first;
             self.total_values = 1;
-            return;
         }
-        self.total_values += 1;
-        self.deltas.push(value.wrapping_sub(self.current));
-        self.current = value;
-        if self.deltas.len() == self.block_size {
+        loop {
+            let room = self.block_size - self.deltas.len();
+            let before = self.deltas.len();
+            let mut current = self.current;
+            self.deltas.extend(chunks.by_ref().take(room).map(|b| {
+                let v = T::from_le(b);
+                let d = v.wrapping_sub(current);
+                current = v;
+                d
+            }));
+            self.current = current;
+            self.total_values += self.deltas.len() - before;
+            if self.deltas.len() < self.block_size {
+                return;
+            }
             self.flush_block();
         }
     }
 
     /// Encodes a slice of values.
-    pub(crate) fn put_slice(&mut self, values: &[i32]) {
+    pub(crate) fn put_slice(&mut self, values: &[T]) {
         let mut values = values;
         if self.total_values == 0 {
             let Some((&first, rest)) = values.split_first() else {
@@ -101,7 +195,10 @@ impl DeltaBinaryPackedI32 {
 
     /// Bytes held by the encoder's buffers.
     pub(crate) fn memory_size(&self) -> usize {
-        self.deltas.capacity() * 4 + self.blocks.capacity() + self.scratch.capacity() * 4
+        self.deltas.capacity() * T::WIDTH
+            + self.blocks.capacity()
+            + self.narrow.capacity() * 4
+            + self.wide.capacity() * 8
     }
 
     fn flush_block(&mut self) {
@@ -109,8 +206,8 @@ impl DeltaBinaryPackedI32 {
             return;
         }
         // Folds (rather than `Iterator::min`) vectorise.
-        let min = self.deltas.iter().fold(i32::MAX, |m, &d| m.min(d));
-        write_zigzag(&mut self.blocks, min as i64);
+        let min = self.deltas.iter().fold(T::MAX, |m, &d| m.min(d));
+        write_zigzag(&mut self.blocks, min.to_i64());
         let widths_at = self.blocks.len();
         self.blocks.resize(widths_at + self.mini_blocks, 0);
         let mut remaining = self.deltas.len();
@@ -122,14 +219,21 @@ impl DeltaBinaryPackedI32 {
             }
             let start = i * self.mini_block_size;
             let mini = &self.deltas[start..start + n];
-            let max = mini.iter().fold(i32::MIN, |m, &d| m.max(d));
-            let width = num_required_bits(max.wrapping_sub(min) as u32 as u64);
+            let max = mini.iter().fold(T::MIN, |m, &d| m.max(d));
+            let width = num_required_bits(max.offset_from(min));
             self.blocks[widths_at + i] = width;
-            self.scratch.clear();
-            self.scratch
-                .extend(mini.iter().map(|&d| d.wrapping_sub(min) as u32));
-            self.scratch.resize(self.mini_block_size, 0);
-            pack_bits(&mut self.blocks, &self.scratch, width);
+            if width <= 32 {
+                self.narrow.clear();
+                self.narrow
+                    .extend(mini.iter().map(|&d| d.offset_from(min) as u32));
+                self.narrow.resize(self.mini_block_size, 0);
+                pack_bits(&mut self.blocks, &self.narrow, width);
+            } else {
+                self.wide.clear();
+                self.wide.extend(mini.iter().map(|&d| d.offset_from(min)));
+                self.wide.resize(self.mini_block_size, 0);
+                pack_bits_wide(&mut self.blocks, &self.wide, width);
+            }
             remaining -= n;
         }
         self.deltas.clear();
@@ -141,12 +245,12 @@ impl DeltaBinaryPackedI32 {
         write_uleb128(dst, self.block_size as u64);
         write_uleb128(dst, self.mini_blocks as u64);
         write_uleb128(dst, self.total_values as u64);
-        write_zigzag(dst, self.first_value as i64);
+        write_zigzag(dst, self.first_value.to_i64());
         dst.extend_from_slice(&self.blocks);
         self.blocks.clear();
         self.total_values = 0;
-        self.first_value = 0;
-        self.current = 0;
+        self.first_value = T::default();
+        self.current = T::default();
     }
 }
 
@@ -341,7 +445,7 @@ fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int32Type};
+    use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int32Type, Int64Type};
     use parquet::encodings::encoding::{DeltaBitPackEncoder, DeltaByteArrayEncoder, Encoder};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -397,6 +501,76 @@ mod tests {
             let mut out = Vec::new();
             ours.finish_into(&mut out);
             assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "case {case}");
+        }
+    }
+
+    #[cfg(feature = "parquet-60")]
+    fn upstream64(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int64Type> {
+        match options {
+            Some(o) => DeltaBitPackEncoder::new_with_options(o),
+            None => DeltaBitPackEncoder::new(),
+        }
+    }
+
+    #[cfg(not(feature = "parquet-60"))]
+    fn upstream64(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int64Type> {
+        match options {
+            Some(o) => match o {},
+            None => DeltaBitPackEncoder::new(),
+        }
+    }
+
+    /// INT32 and INT64 values given as little-endian bytes (as INT32 / INT64
+    /// decimals reach the encoder), over two pages, with values that make
+    /// deltas wrap and mini-blocks wider than 32 bits.
+    #[test]
+    fn dbp_le_values_match_upstream() {
+        let mut rng = StdRng::seed_from_u64(13);
+        for case in 0..300 {
+            let n = rng.random_range(0..900);
+            let options = layout(case);
+            let spread: i64 = *[1, 1000, i64::from(i32::MAX), i64::MAX]
+                .get(case % 4)
+                .unwrap();
+            let values: Vec<i64> = (0..n)
+                .map(|i| match rng.random_range(0..20) {
+                    0 => i64::MIN,
+                    1 => i64::MAX,
+                    _ if case % 5 == 0 => i as i64 * 3,
+                    _ => rng.random_range(-spread..=spread),
+                })
+                .collect();
+            let mut up = upstream64(options);
+            let mut ours = DeltaBinaryPacked::<i64>::new(options);
+            let mut up32 = upstream(options);
+            let mut ours32 = DeltaBinaryPacked::<i32>::new(options);
+            let narrow: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+            for page in 0..2 {
+                for (chunk, chunk32) in values.chunks(41).zip(narrow.chunks(41)) {
+                    up.put(chunk).unwrap();
+                    let le: Vec<u8> = chunk.iter().flat_map(|v| v.to_le_bytes()).collect();
+                    ours.put_le(&le);
+                    assert_eq!(ours.completed_len(), up.estimated_data_encoded_size());
+                    up32.put(chunk32).unwrap();
+                    let le: Vec<u8> = chunk32.iter().flat_map(|v| v.to_le_bytes()).collect();
+                    ours32.put_le(&le);
+                    assert_eq!(ours32.completed_len(), up32.estimated_data_encoded_size());
+                }
+                let mut out = Vec::new();
+                ours.finish_into(&mut out);
+                assert_eq!(
+                    out,
+                    up.flush_buffer().unwrap().to_vec(),
+                    "case {case} page {page}"
+                );
+                let mut out = Vec::new();
+                ours32.finish_into(&mut out);
+                assert_eq!(
+                    out,
+                    up32.flush_buffer().unwrap().to_vec(),
+                    "case {case} page {page} (32)"
+                );
+            }
         }
     }
 

@@ -17,7 +17,7 @@ use super::dictionary::Dictionary;
 use super::fallback::Fallback;
 use super::min_max::{MinMax, batch_min_max};
 use crate::values::{ValueOrder, ValueSource};
-use parquet::basic::{Encoding, LogicalType};
+use parquet::basic::{Encoding, LogicalType, Type as PhysicalType};
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
@@ -125,15 +125,19 @@ impl ColumnEncoder {
         order: ValueOrder,
     ) -> Result<Self> {
         let path = descr.path();
-        let width = descr.type_length().max(0) as usize;
+        let width = crate::values::parquet_width(descr);
+        let physical = descr.physical_type();
+        let integers = matches!(physical, PhysicalType::INT32 | PhysicalType::INT64);
         let fallback_encoding = props
             .encoding(path)
             .unwrap_or(match props.writer_version() {
                 WriterVersion::PARQUET_1_0 => Encoding::PLAIN,
+                WriterVersion::PARQUET_2_0 if integers => Encoding::DELTA_BINARY_PACKED,
                 WriterVersion::PARQUET_2_0 => Encoding::DELTA_BYTE_ARRAY,
             });
         let fallback = Fallback::try_new(
             fallback_encoding,
+            physical,
             width,
             crate::compat::delta_options(props, path),
         )
@@ -152,6 +156,7 @@ impl ColumnEncoder {
             // D1: 59 has no dictionary for FIXED_LEN_BYTE_ARRAY under 1.0.
             dictionary: (props.dictionary_enabled(path)
                 && (crate::compat::FLBA_DICTIONARY_UNDER_V1
+                    || integers
                     || props.writer_version() == WriterVersion::PARQUET_2_0))
                 .then(|| Dictionary::new(width)),
             fallback,
@@ -224,7 +229,8 @@ impl ColumnEncoder {
     }
 
     /// True for non-dictionary DELTA_BYTE_ARRAY, whose values are stored
-    /// against the value before them.
+    /// against the value before them (as `parquet` counts it: not
+    /// DELTA_BINARY_PACKED).
     pub(crate) fn compresses_against_previous_value(&self) -> bool {
         self.dictionary.is_none() && matches!(self.fallback, Fallback::DeltaByteArray(_))
     }

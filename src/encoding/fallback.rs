@@ -1,10 +1,11 @@
 //! The encoders used without a dictionary, or after it falls back: PLAIN,
-//! BYTE_STREAM_SPLIT and DELTA_BYTE_ARRAY.
+//! BYTE_STREAM_SPLIT, DELTA_BYTE_ARRAY (FIXED_LEN_BYTE_ARRAY) and
+//! DELTA_BINARY_PACKED (INT32 / INT64).
 
 use super::block::PageBlock;
-use super::delta::DeltaByteArray;
+use super::delta::{DeltaBinaryPacked, DeltaByteArray};
 use crate::compat::DeltaOptions;
-use parquet::basic::Encoding;
+use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::errors::{ParquetError, Result};
 
 /// The encoder used when there is no dictionary, or after it falls back.
@@ -17,25 +18,36 @@ pub(crate) enum Fallback {
     ByteStreamSplit(Vec<u8>),
     /// DELTA_BYTE_ARRAY.
     DeltaByteArray(Box<DeltaByteArray>),
+    /// DELTA_BINARY_PACKED of INT32 values.
+    DeltaInt32(Box<DeltaBinaryPacked<i32>>),
+    /// DELTA_BINARY_PACKED of INT64 values.
+    DeltaInt64(Box<DeltaBinaryPacked<i64>>),
 }
 
 impl Fallback {
-    /// The encoder for `encoding`, or the error `parquet` gives for an encoding
-    /// FIXED_LEN_BYTE_ARRAY columns cannot use.
+    /// The encoder for `encoding` of a `physical` column of `width`-byte
+    /// values, or an error for an encoding such a column cannot use.
     pub(crate) fn try_new(
         encoding: Encoding,
+        physical: PhysicalType,
         width: usize,
         options: Option<DeltaOptions>,
     ) -> Result<Self> {
-        Ok(match encoding {
-            Encoding::PLAIN => Self::Plain(None),
-            Encoding::BYTE_STREAM_SPLIT => Self::ByteStreamSplit(Vec::new()),
-            Encoding::DELTA_BYTE_ARRAY => {
+        Ok(match (encoding, physical) {
+            (Encoding::PLAIN, _) => Self::Plain(None),
+            (Encoding::BYTE_STREAM_SPLIT, _) => Self::ByteStreamSplit(Vec::new()),
+            (Encoding::DELTA_BYTE_ARRAY, PhysicalType::FIXED_LEN_BYTE_ARRAY) => {
                 Self::DeltaByteArray(Box::new(DeltaByteArray::new(width, options)))
             }
-            other => {
+            (Encoding::DELTA_BINARY_PACKED, PhysicalType::INT32) => {
+                Self::DeltaInt32(Box::new(DeltaBinaryPacked::new(options)))
+            }
+            (Encoding::DELTA_BINARY_PACKED, PhysicalType::INT64) => {
+                Self::DeltaInt64(Box::new(DeltaBinaryPacked::new(options)))
+            }
+            (other, physical) => {
                 return Err(ParquetError::NYI(format!(
-                    "Encoding {other} is not supported for FIXED_LEN_BYTE_ARRAY columns"
+                    "Encoding {other} is not supported for {physical} columns"
                 )));
             }
         })
@@ -47,6 +59,7 @@ impl Fallback {
             Self::Plain(_) => Encoding::PLAIN,
             Self::ByteStreamSplit(_) => Encoding::BYTE_STREAM_SPLIT,
             Self::DeltaByteArray(_) => Encoding::DELTA_BYTE_ARRAY,
+            Self::DeltaInt32(_) | Self::DeltaInt64(_) => Encoding::DELTA_BINARY_PACKED,
         }
     }
 
@@ -57,7 +70,7 @@ impl Fallback {
         match self {
             Self::Plain(block) => Some(block.get_or_insert_default().buffer()),
             Self::ByteStreamSplit(buf) => Some(buf),
-            Self::DeltaByteArray(_) => None,
+            Self::DeltaByteArray(_) | Self::DeltaInt32(_) | Self::DeltaInt64(_) => None,
         }
     }
 
@@ -65,6 +78,8 @@ impl Fallback {
     pub(crate) fn put(&mut self, values: &[u8]) {
         match self {
             Self::DeltaByteArray(enc) => enc.put(values),
+            Self::DeltaInt32(enc) => enc.put_le(values),
+            Self::DeltaInt64(enc) => enc.put_le(values),
             other => {
                 if let Some(buf) = other.raw_buffer() {
                     buf.extend_from_slice(values);
@@ -79,6 +94,8 @@ impl Fallback {
             Self::Plain(block) => block.as_ref().map_or(0, |b| b.values().len()),
             Self::ByteStreamSplit(buf) => buf.len(),
             Self::DeltaByteArray(enc) => enc.estimated_size(),
+            Self::DeltaInt32(enc) => enc.completed_len(),
+            Self::DeltaInt64(enc) => enc.completed_len(),
         }
     }
 
@@ -88,6 +105,8 @@ impl Fallback {
             Self::Plain(block) => block.as_ref().map_or(0, PageBlock::capacity),
             Self::ByteStreamSplit(buf) => buf.capacity(),
             Self::DeltaByteArray(enc) => enc.memory_size(),
+            Self::DeltaInt32(enc) => enc.memory_size(),
+            Self::DeltaInt64(enc) => enc.memory_size(),
         }
     }
 
@@ -107,6 +126,8 @@ impl Fallback {
                 buf.clear();
             }
             Self::DeltaByteArray(enc) => enc.finish_into(dst),
+            Self::DeltaInt32(enc) => enc.finish_into(dst),
+            Self::DeltaInt64(enc) => enc.finish_into(dst),
         }
     }
 }

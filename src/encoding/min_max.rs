@@ -4,6 +4,7 @@
 //! * FixedSizeBinary / UUID: unsigned lexicographic bytes.
 //! * Decimals: signed big-endian two's complement (all values have the column's
 //!   width, so this is an unsigned compare with the sign bit flipped).
+//! * INT32 / INT64 decimals: signed little-endian integers.
 //! * Float16: IEEE 754 total order on the little-endian bits; NaNs are skipped
 //!   unless every value is NaN, and counted.
 //! * Intervals: no min/max at all.
@@ -106,6 +107,12 @@ pub(crate) fn batch_min_max(
     match order {
         ValueOrder::Undefined => None,
         ValueOrder::Float16 => float16_min_max(values),
+        ValueOrder::SignedLe => Some(match width {
+            4 => min_max_by_key(values.as_chunks::<4>().0, |v| i32::from_le_bytes(*v)),
+            8 => min_max_by_key(values.as_chunks::<8>().0, |v| i64::from_le_bytes(*v)),
+            _ => min_max_slices(order, values, width),
+        })
+        .map(|(lo, hi)| (lo, hi, 0)),
         ValueOrder::Unsigned | ValueOrder::Signed => {
             let flip = order == ValueOrder::Signed;
             macro_rules! fixed {
@@ -295,9 +302,10 @@ mod tests {
     fn batch_min_max_matches_naive() {
         let mut rng = StdRng::seed_from_u64(5);
         for case in 0..3000 {
-            let (order, width) = match case % 3 {
+            let (order, width) = match case % 4 {
                 0 => (ValueOrder::Unsigned, rng.random_range(1..40)),
                 1 => (ValueOrder::Signed, rng.random_range(1..40)),
+                2 => (ValueOrder::SignedLe, [4, 8][rng.random_range(0..2)]),
                 _ => (ValueOrder::Float16, 2),
             };
             let n = rng.random_range(1..50);
@@ -330,6 +338,28 @@ mod tests {
             );
             assert_eq!(nans, nnans);
         }
+    }
+
+    #[test]
+    fn little_endian_order_is_integer_order() {
+        let vals: [i64; 9] = [i64::MIN, -(1 << 40), -300, -1, 0, 1, 255, 1 << 33, i64::MAX];
+        for a in vals {
+            for b in vals {
+                let (x, y) = (a.to_le_bytes(), b.to_le_bytes());
+                assert_eq!(ValueOrder::SignedLe.cmp(&x, &y), a.cmp(&b), "{a} {b}");
+                let (a, b) = (a as i32, b as i32);
+                let (x, y) = (a.to_le_bytes(), b.to_le_bytes());
+                assert_eq!(ValueOrder::SignedLe.cmp(&x, &y), a.cmp(&b), "{a} {b}");
+            }
+        }
+        let values: Vec<u8> = [5i32, -7, i32::MAX, 0, i32::MIN, 3]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert_eq!(
+            batch_min_max(ValueOrder::SignedLe, &values, 4),
+            Some((4, 2, 0))
+        );
     }
 
     #[test]

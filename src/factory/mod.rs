@@ -228,7 +228,7 @@ impl ArrowRowGroupWriterFactory {
         let descr = &self.columns[leaf];
         Some(LeafShape {
             kind,
-            width: usize::try_from(descr.type_length()).unwrap_or(0),
+            width: crate::values::parquet_width(descr),
             max_def: descr.max_def_level(),
         })
     }

@@ -16,6 +16,7 @@ use crate::values::NativeValues;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
+use parquet::basic::Type as PhysicalType;
 use parquet::errors::Result;
 use std::ops::Range;
 
@@ -41,6 +42,10 @@ enum Windows {
 struct Budget {
     base: usize,
     width: usize,
+    /// INT32 / INT64: `parquet` sizes a window by whole values (the budget
+    /// divided by the width), where for FIXED_LEN_BYTE_ARRAY it also takes
+    /// the value that crosses the budget.
+    integers: bool,
     fits_page: bool,
     fits_dict: bool,
 }
@@ -57,6 +62,7 @@ impl Budget {
         Self {
             base,
             width,
+            integers: matches!(s.physical, PhysicalType::INT32 | PhysicalType::INT64),
             fits_page: per_batch <= s.data_page_size_limit,
             fits_dict: per_batch <= s.dictionary_page_size_limit,
         }
@@ -96,9 +102,10 @@ impl Budget {
         }
         let (budget, exact) = self.budget(b)?;
         let values = count();
-        // The value that crosses the budget is included.
+        // The value that crosses the budget is included (FIXED_LEN_BYTE_ARRAY).
         let fit = match self.width {
             0 => values,
+            w if self.integers => values.min(budget / w),
             w => values.min((budget / w).saturating_add(1)),
         };
         if fit >= values {

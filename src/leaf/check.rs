@@ -153,10 +153,10 @@ fn decimal_overflow(
 ) -> ParquetError {
     ParquetError::General(format!(
         "Column '{column}', row {row}: decimal value {} does not fit the {} bytes of a \
-         FIXED_LEN_BYTE_ARRAY column for precision {}; parquet would write a truncated, \
-         wrong value",
+         {} column for precision {}; parquet would write a truncated, wrong value",
         values.format_decimal(i),
         values.width(),
+        crate::values::decimal_physical_name(decimal_precision(data_type)),
         decimal_precision(data_type),
     ))
 }

@@ -81,9 +81,9 @@ impl FlbaColumnWriter {
         kind: FlbaKind,
         store: Option<Box<dyn PageStore>>,
     ) -> Result<Self> {
-        let width = descr.type_length() as usize;
+        let width = crate::values::parquet_width(&descr);
         let repeated_ancestor_def_level = descr.repeated_ancestor_def_level();
-        let builder = PageBuilder::try_new(descr, props, kind.order(), PageSink::new(store))?;
+        let builder = PageBuilder::try_new(descr, props, kind.order(width), PageSink::new(store))?;
         Ok(Self {
             kind,
             width,

@@ -7,7 +7,7 @@ use super::statistics::{truncate_max, truncate_min};
 use crate::compat;
 use crate::encoding::min_max::MinMax;
 use crate::values::ValueOrder;
-use parquet::basic::{BoundaryOrder, Type as PhysicalType};
+use parquet::basic::BoundaryOrder;
 use parquet::errors::Result;
 use parquet::file::metadata::{ColumnIndexBuilder, LevelHistogram, OffsetIndexBuilder};
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
@@ -38,7 +38,7 @@ impl std::fmt::Debug for PageIndexes {
 impl PageIndexes {
     /// Empty indexes; the column index only with page statistics.
     pub(crate) fn new(s: &ColumnSettings) -> Self {
-        let mut column_index = ColumnIndexBuilder::new(PhysicalType::FIXED_LEN_BYTE_ARRAY);
+        let mut column_index = ColumnIndexBuilder::new(s.physical);
         if s.statistics != EnabledStatistics::Page {
             column_index.to_invalid();
         }

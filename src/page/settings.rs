@@ -12,6 +12,9 @@ use parquet::schema::types::ColumnDescPtr;
 pub(crate) struct ColumnSettings {
     /// Bytes per value.
     pub width: usize,
+    /// The physical type: FIXED_LEN_BYTE_ARRAY, or INT32 / INT64 for
+    /// decimals of precision up to 18.
+    pub physical: PhysicalType,
     /// How values are ordered for statistics.
     pub order: ValueOrder,
     /// Maximum definition level.
@@ -55,7 +58,7 @@ pub(crate) struct ColumnSettings {
 }
 
 impl ColumnSettings {
-    /// Resolves the settings of `descr` (a FIXED_LEN_BYTE_ARRAY leaf) whose
+    /// Resolves the settings of `descr` (a leaf this crate writes) whose
     /// values are ordered by `order`.
     pub(crate) fn resolve(
         descr: &ColumnDescPtr,
@@ -67,7 +70,8 @@ impl ColumnSettings {
             || matches!(descr.logical_type_ref(), Some(LogicalType::Decimal { .. }));
         let float16 = matches!(descr.logical_type_ref(), Some(LogicalType::Float16));
         Self {
-            width: descr.type_length().max(0) as usize,
+            width: crate::values::parquet_width(descr),
+            physical: descr.physical_type(),
             order,
             max_def: descr.max_def_level(),
             max_rep: descr.max_rep_level(),

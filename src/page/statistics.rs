@@ -5,6 +5,7 @@
 use super::header::PageStatistics;
 use super::settings::ColumnSettings;
 use crate::encoding::min_max::MinMax;
+use parquet::basic::Type as PhysicalType;
 use parquet::data_type::FixedLenByteArray;
 use parquet::file::statistics::{Statistics, ValueStatistics};
 
@@ -66,6 +67,9 @@ pub(crate) fn chunk_statistics(
     nulls: u64,
     nans: Option<u64>,
 ) -> Statistics {
+    if let Some(stats) = integer_statistics(s, min_max, distinct_count, nulls) {
+        return stats;
+    }
     let flba = |v: Vec<u8>| FixedLenByteArray::from(v);
     let statistics = match min_max.min().zip(min_max.max()) {
         Some((min, max)) if s.truncatable => {
@@ -95,6 +99,39 @@ pub(crate) fn chunk_statistics(
         .with_backwards_compatible_min_max(s.signed),
     };
     Statistics::from(statistics)
+}
+
+/// The chunk statistics of an INT32 / INT64 column (never truncated, no NaN
+/// count); None for a FIXED_LEN_BYTE_ARRAY column.
+fn integer_statistics(
+    s: &ColumnSettings,
+    min_max: &MinMax,
+    distinct_count: Option<u64>,
+    nulls: u64,
+) -> Option<Statistics> {
+    macro_rules! typed {
+        ($t:ty) => {
+            Statistics::from(
+                ValueStatistics::<$t>::new(
+                    min_max
+                        .min()
+                        .and_then(|v| Some(<$t>::from_le_bytes(v.try_into().ok()?))),
+                    min_max
+                        .max()
+                        .and_then(|v| Some(<$t>::from_le_bytes(v.try_into().ok()?))),
+                    distinct_count,
+                    Some(nulls),
+                    false,
+                )
+                .with_backwards_compatible_min_max(s.signed),
+            )
+        };
+    }
+    Some(match s.physical {
+        PhysicalType::INT32 => typed!(i32),
+        PhysicalType::INT64 => typed!(i64),
+        _ => return None,
+    })
 }
 
 /// Truncates a min statistic to `limit` bytes; returns whether it truncated.

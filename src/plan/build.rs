@@ -217,27 +217,41 @@ fn judge_leaf(data_type: &DataType, descr: &ColumnDescriptor) -> Option<Delegate
 }
 
 /// Whether `descr` is what `parquet`'s schema converter makes of a leaf of
-/// `data_type` (a candidate for the fast path): FIXED_LEN_BYTE_ARRAY of the
-/// width, logical and converted type it gives that Arrow type. A UUID
-/// logical type on a fixed-size binary is accepted too: it changes no byte
-/// of the column chunk.
+/// `data_type` (a candidate for the fast path): the physical type, width,
+/// logical and converted type it gives that Arrow type (a decimal: INT32
+/// for precision 1 to 9, INT64 up to 18, FIXED_LEN_BYTE_ARRAY above). A
+/// UUID logical type on a fixed-size binary is accepted too: it changes no
+/// byte of the column chunk.
 fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
+    let logical = descr.logical_type_ref();
+    if let DataType::Decimal32(p, s)
+    | DataType::Decimal64(p, s)
+    | DataType::Decimal128(p, s)
+    | DataType::Decimal256(p, s) = data_type
+    {
+        let physical = crate::values::decimal_physical_type(*p);
+        let width_agrees = physical != PhysicalType::FIXED_LEN_BYTE_ARRAY
+            || usize::try_from(descr.type_length()) == Ok(decimal_width(*p));
+        // A Decimal32 stored as INT64 (precision 1 under parquet 59, D14)
+        // is one `parquet` cannot write either: its error stays its own.
+        let writable =
+            !(matches!(data_type, DataType::Decimal32(..)) && physical == PhysicalType::INT64);
+        return descr.physical_type() == physical
+            && writable
+            && width_agrees
+            && matches!(logical, Some(LogicalType::Decimal(d))
+                if d.scale == i32::from(*s) && d.precision == i32::from(*p));
+    }
     if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY {
         return false;
     }
     let width = usize::try_from(descr.type_length()).unwrap_or(0);
-    let logical = descr.logical_type_ref();
     let converted = descr.converted_type();
     match data_type {
         DataType::FixedSizeBinary(n) => {
             usize::try_from(*n) == Ok(width)
                 && converted == ConvertedType::NONE
                 && matches!(logical, None | Some(LogicalType::Uuid))
-        }
-        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
-            width == decimal_width(*p)
-                && matches!(logical, Some(LogicalType::Decimal(d))
-                    if d.scale == i32::from(*s) && d.precision == i32::from(*p))
         }
         DataType::Float16 => width == 2 && logical == Some(&LogicalType::Float16),
         DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime) => {

@@ -1,10 +1,10 @@
 //! The column plan: for every Parquet leaf, whether this crate's fast
-//! FIXED_LEN_BYTE_ARRAY writer encodes it or `parquet`'s own column writer
-//! does, and why. It is the one place that decides; [`compute_leaves`],
+//! writer (FIXED_LEN_BYTE_ARRAY types and decimals of every precision)
+//! encodes it or `parquet`'s own column writer does, and why. It is the one place that decides; [`compute_leaves`],
 //! the row-group factory and [`ArrowWriter`] all follow it.
 //!
 //! A leaf takes the fast path when its Arrow type is one this crate writes
-//! as FIXED_LEN_BYTE_ARRAY ([`LeafKind`]) and its Parquet descriptor is
+//! ([`LeafKind`]) and its Parquet descriptor is
 //! what `parquet`'s schema converter makes of that type, unless the file
 //! is encrypted or (with content-defined chunking) it sits in a field that
 //! cannot be split between two writers. See [`DelegateReason`] for every
@@ -37,8 +37,8 @@ pub enum LeafPath {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DelegateReason {
-    /// Its Arrow type is not one this crate writes as FIXED_LEN_BYTE_ARRAY
-    /// (integers, strings, decimals of precision below 19, ...).
+    /// Its Arrow type is not one this crate writes (integers, strings,
+    /// booleans, ...): neither a FIXED_LEN_BYTE_ARRAY type nor a decimal.
     NotFixedLenByteArray,
     /// `Interval(MonthDayNano)`, which `parquet` rejects as well.
     IntervalMonthDayNano,

@@ -1,5 +1,6 @@
-//! Decimals that must fit a narrower FIXED_LEN_BYTE_ARRAY than Arrow holds
-//! them in: `parquet` would cut such a value short and write a wrong one.
+//! Decimals that must fit a narrower column than Arrow holds them in (an
+//! INT32, INT64 or FIXED_LEN_BYTE_ARRAY of fewer bytes): `parquet` would cut
+//! such a value short and write a wrong one.
 
 use super::nodes::Row;
 use arrow_array::cast::AsArray;
@@ -22,13 +23,24 @@ impl NarrowDecimal {
             name: path.to_string(),
             array,
             precision,
-            width: crate::values::decimal_width(precision),
+            width: crate::values::decimal_stored_width(precision),
         }
     }
 
     pub(super) fn check(&self, range: Range<usize>, row: Row) -> Result<()> {
         let bits = 8 * self.width as u32;
         let unfit = match self.array.data_type() {
+            DataType::Decimal64(_, _) => {
+                let a = self
+                    .array
+                    .as_primitive::<arrow_array::types::Decimal64Type>();
+                let lo = -(1i64 << (bits - 1));
+                let hi = (1i64 << (bits - 1)) - 1;
+                range
+                    .clone()
+                    .find(|&i| a.is_valid(i) && !(lo..=hi).contains(&a.value(i)))
+                    .map(|i| (i, a.value(i).to_string()))
+            }
             DataType::Decimal128(_, _) => {
                 let a = self
                     .array
@@ -60,11 +72,12 @@ impl NarrowDecimal {
         match unfit {
             Some((i, v)) => Err(ParquetError::ArrowError(format!(
                 "Column '{}', row {}: decimal value {v} (element {i} of the column's values) \
-                 does not fit the {} bytes of a FIXED_LEN_BYTE_ARRAY column for precision {}; \
+                 does not fit the {} bytes of a {} column for precision {}; \
                  parquet would write a truncated, wrong value",
                 self.name,
                 row.of(i),
                 self.width,
+                crate::values::decimal_physical_name(self.precision),
                 self.precision
             ))),
             None => Ok(()),

@@ -218,8 +218,9 @@ fn plain_for_dictionary_of_fsb(left: &DataType, right: &DataType) -> bool {
 /// holds it, so a value could be too wide for its column.
 pub(super) fn has_narrow_decimal(data_type: &DataType) -> bool {
     match data_type {
-        DataType::Decimal128(p, _) => *p >= 19 && crate::values::decimal_width(*p) < 16,
-        DataType::Decimal256(p, _) => *p >= 19 && crate::values::decimal_width(*p) < 32,
+        DataType::Decimal64(p, _) => crate::values::decimal_stored_width(*p) < 8,
+        DataType::Decimal128(p, _) => crate::values::decimal_stored_width(*p) < 16,
+        DataType::Decimal256(p, _) => crate::values::decimal_stored_width(*p) < 32,
         DataType::Dictionary(_, v) => has_narrow_decimal(v),
         DataType::RunEndEncoded(_, v) => has_narrow_decimal(v.data_type()),
         DataType::List(f)

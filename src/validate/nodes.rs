@@ -127,16 +127,22 @@ impl Node {
             return Self::build(&plain, array, path);
         }
         let array_type = array.data_type();
-        if let (DataType::Decimal128(p, _) | DataType::Decimal256(p, _), true) =
-            (array_type, has_narrow_decimal(array_type))
+        if let (
+            DataType::Decimal64(p, _) | DataType::Decimal128(p, _) | DataType::Decimal256(p, _),
+            true,
+        ) = (array_type, has_narrow_decimal(array_type))
         {
             return Ok(Node::Decimal(NarrowDecimal::new(path, array.clone(), *p)));
         }
         match array_type {
             DataType::Dictionary(_, v) if has_narrow_decimal(v) => match v.as_ref() {
-                DataType::Decimal128(p, _) | DataType::Decimal256(p, _) => Ok(Node::Decimal(
-                    NarrowDecimal::new(path, expand_dictionary(array)?, *p),
-                )),
+                DataType::Decimal64(p, _)
+                | DataType::Decimal128(p, _)
+                | DataType::Decimal256(p, _) => Ok(Node::Decimal(NarrowDecimal::new(
+                    path,
+                    expand_dictionary(array)?,
+                    *p,
+                ))),
                 _ => Ok(Node::Leaf),
             },
             t if is_leaf(t) => Ok(Node::Leaf),

@@ -27,9 +27,26 @@ impl NativeValues<'_> {
                 }
             };
         }
+        if self.kind.stored_as_int(self.width) {
+            // INT32 / INT64: the low bytes of each little-endian value.
+            return match (self.native_width, self.width) {
+                (n, w) if n == w => copy_values(src, w, out),
+                (8, 4) => low_bytes::<8, 4>(src, out),
+                (16, 4) => low_bytes::<16, 4>(src, out),
+                (16, 8) => low_bytes::<16, 8>(src, out),
+                (32, 4) => low_bytes::<32, 4>(src, out),
+                (32, 8) => low_bytes::<32, 8>(src, out),
+                // `NativeValues::new` admits no other pair.
+                (n, w) => unreachable!("decimal of {n} bytes as {w}"),
+            };
+        }
         match self.kind {
             FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {
                 copy_values(src, self.native_width, out)
+            }
+            // Stored as INT32 / INT64 above.
+            FlbaKind::Decimal32 | FlbaKind::Decimal64 => {
+                unreachable!("{:?} of width {}", self.kind, self.width)
             }
             FlbaKind::Decimal128 => {
                 let natives = src.as_chunks::<16>().0;
@@ -56,10 +73,19 @@ impl NativeValues<'_> {
         }
     }
 
-    /// Whether [`Self::convert_range`] tracks extremes for this kind.
+    /// Whether [`Self::convert_range`] tracks extremes for this kind: the
+    /// big-endian decimals (little-endian integers are cheaper to scan
+    /// once converted).
     pub(crate) fn tracks_extremes(&self) -> bool {
         matches!(self.kind, FlbaKind::Decimal128 | FlbaKind::Decimal256)
+            && !self.kind.stored_as_int(self.width)
     }
+}
+
+/// The low `W` bytes of each little-endian `S`-byte value of `src`.
+#[inline(never)]
+fn low_bytes<const S: usize, const W: usize>(src: &[u8], out: &mut Vec<u8>) {
+    append_converted::<S, W>(out, src.as_chunks::<S>().0, |v| v[..W].try_into().unwrap());
 }
 
 /// Appends values whose Arrow bytes are their Parquet bytes. Short runs

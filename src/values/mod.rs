@@ -1,10 +1,11 @@
-//! Arrow arrays whose values Parquet stores as FIXED_LEN_BYTE_ARRAY, read
-//! straight from their buffers.
+//! Arrow arrays whose values this crate writes (FIXED_LEN_BYTE_ARRAY, and
+//! decimals stored as INT32 / INT64), read straight from their buffers.
 //!
 //! | Arrow type | Parquet bytes (width `L`) |
 //! |---|---|
 //! | `FixedSizeBinary(n)` | the `n` bytes as stored |
 //! | `Decimal128` / `Decimal256` (precision ≥ 19) | two's complement, big-endian, the low `L` bytes |
+//! | any decimal of precision ≤ 9 (INT32) / ≤ 18 (INT64) | two's complement, little-endian, the low 4 / 8 bytes |
 //! | `Float16` | 2 bytes, little-endian |
 //! | `Interval(YearMonth)` | months (i32 LE), then 8 zero bytes |
 //! | `Interval(DayTime)` | 4 zero bytes, days (i32 LE), milliseconds (i32 LE) |
@@ -30,16 +31,24 @@ pub(crate) use source::{BitmapValues, EmptyValues, IndexValues, RangeValues, Val
 
 use arrow_schema::{DataType, IntervalUnit};
 
-/// The kind of a FIXED_LEN_BYTE_ARRAY leaf, by its Arrow type. Public as
+/// The kind of a leaf this crate writes, by its Arrow type. Public as
 /// [`LeafKind`](crate::LeafKind) in the column plan.
+///
+/// A decimal's Parquet storage follows its precision, as `parquet`'s schema
+/// converter decides it: INT32 up to 9 digits, INT64 up to 18,
+/// FIXED_LEN_BYTE_ARRAY above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FlbaKind {
     /// `FixedSizeBinary(n)` with `n > 0` (UUIDs, hashes, ...).
     FixedSizeBinary,
-    /// `Decimal128(p, s)` with `p >= 19`.
+    /// `Decimal32(p, s)` (INT32).
+    Decimal32,
+    /// `Decimal64(p, s)` (INT32 or INT64).
+    Decimal64,
+    /// `Decimal128(p, s)` (INT32, INT64 or FIXED_LEN_BYTE_ARRAY).
     Decimal128,
-    /// `Decimal256(p, s)` with `p >= 19`.
+    /// `Decimal256(p, s)` (INT32, INT64 or FIXED_LEN_BYTE_ARRAY).
     Decimal256,
     /// `Float16`.
     Float16,
@@ -56,6 +65,8 @@ impl FlbaKind {
     pub(crate) fn of(data_type: &DataType) -> Option<Self> {
         Some(match data_type {
             DataType::FixedSizeBinary(_) => Self::FixedSizeBinary,
+            DataType::Decimal32(_, _) => Self::Decimal32,
+            DataType::Decimal64(_, _) => Self::Decimal64,
             DataType::Decimal128(_, _) => Self::Decimal128,
             DataType::Decimal256(_, _) => Self::Decimal256,
             DataType::Float16 => Self::Float16,
@@ -69,6 +80,8 @@ impl FlbaKind {
     pub(crate) fn name(self) -> &'static str {
         match self {
             Self::FixedSizeBinary => "FixedSizeBinary",
+            Self::Decimal32 => "Decimal32",
+            Self::Decimal64 => "Decimal64",
             Self::Decimal128 => "Decimal128",
             Self::Decimal256 => "Decimal256",
             Self::Float16 => "Float16",
@@ -81,6 +94,8 @@ impl FlbaKind {
     pub(crate) fn native_width(self, width: usize) -> usize {
         match self {
             Self::FixedSizeBinary => width,
+            Self::Decimal32 => 4,
+            Self::Decimal64 => 8,
             Self::Decimal128 => 16,
             Self::Decimal256 => 32,
             Self::Float16 => 2,
@@ -89,11 +104,31 @@ impl FlbaKind {
         }
     }
 
-    /// How the column's statistics order values.
-    pub(crate) fn order(self) -> ValueOrder {
+    /// Whether the kind is a decimal.
+    pub(crate) fn is_decimal(self) -> bool {
+        matches!(
+            self,
+            Self::Decimal32 | Self::Decimal64 | Self::Decimal128 | Self::Decimal256
+        )
+    }
+
+    /// Whether values of this kind with Parquet width `width` are stored as
+    /// INT32 / INT64 (little-endian) rather than FIXED_LEN_BYTE_ARRAY: the
+    /// decimals of width 4 and 8. A FIXED_LEN_BYTE_ARRAY decimal is at least
+    /// 9 bytes wide (precision ≥ 19), and [`NativeValues::new`] admits no
+    /// decimal of width 1 to 3 or 5 to 7.
+    pub(crate) fn stored_as_int(self, width: usize) -> bool {
+        self.is_decimal() && matches!(width, 4 | 8)
+    }
+
+    /// How the column's statistics order values of Parquet width `width`.
+    pub(crate) fn order(self, width: usize) -> ValueOrder {
         match self {
+            _ if self.stored_as_int(width) => ValueOrder::SignedLe,
             Self::FixedSizeBinary => ValueOrder::Unsigned,
-            Self::Decimal128 | Self::Decimal256 => ValueOrder::Signed,
+            Self::Decimal32 | Self::Decimal64 | Self::Decimal128 | Self::Decimal256 => {
+                ValueOrder::Signed
+            }
             Self::Float16 => ValueOrder::Float16,
             Self::IntervalYearMonth | Self::IntervalDayTime => ValueOrder::Undefined,
         }
@@ -104,6 +139,49 @@ impl FlbaKind {
 /// FIXED_LEN_BYTE_ARRAY, computed as `parquet` computes it.
 pub(crate) fn decimal_width(precision: u8) -> usize {
     (((10.0_f64.powi(precision as i32) + 1.0).log2() + 1.0) / 8.0).ceil() as usize
+}
+
+/// Bytes per value of a leaf this crate writes: 4 for INT32, 8 for INT64,
+/// the type length for FIXED_LEN_BYTE_ARRAY (0 for any other physical type).
+pub(crate) fn parquet_width(descr: &parquet::schema::types::ColumnDescriptor) -> usize {
+    use parquet::basic::Type;
+    match descr.physical_type() {
+        Type::INT32 => 4,
+        Type::INT64 => 8,
+        Type::FIXED_LEN_BYTE_ARRAY => descr.type_length().max(0) as usize,
+        _ => 0,
+    }
+}
+
+/// Bytes a decimal of `precision` digits is stored in, as `parquet`'s schema
+/// converter stores it: INT32 (4) up to 9 digits, INT64 (8) up to 18,
+/// FIXED_LEN_BYTE_ARRAY of [`decimal_width`] bytes above.
+pub(crate) fn decimal_stored_width(precision: u8) -> usize {
+    match decimal_physical_type(precision) {
+        parquet::basic::Type::INT32 => 4,
+        parquet::basic::Type::INT64 => 8,
+        _ => decimal_width(precision),
+    }
+}
+
+/// The physical type `parquet`'s schema converter stores a decimal of
+/// `precision` digits as (precision 1 is INT64 under parquet 59, D14).
+pub(crate) fn decimal_physical_type(precision: u8) -> parquet::basic::Type {
+    use parquet::basic::Type;
+    match precision {
+        p if (crate::compat::DECIMAL_INT32_MIN_PRECISION..=9).contains(&p) => Type::INT32,
+        0..=18 => Type::INT64,
+        _ => Type::FIXED_LEN_BYTE_ARRAY,
+    }
+}
+
+/// The name of the physical type a decimal of `precision` digits is stored as.
+pub(crate) fn decimal_physical_name(precision: u8) -> &'static str {
+    match decimal_physical_type(precision) {
+        parquet::basic::Type::INT32 => "INT32",
+        parquet::basic::Type::INT64 => "INT64",
+        _ => "FIXED_LEN_BYTE_ARRAY",
+    }
 }
 
 /// The precision of a decimal type (0 for any other type).
@@ -176,6 +254,53 @@ mod tests {
         v.convert_range(0, 2, &mut out, None);
         assert_eq!(out[..12], [5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(out[12..16], [0xFF; 4]);
+    }
+
+    #[test]
+    fn integer_decimals_are_their_low_little_endian_bytes() {
+        use arrow_array::{Decimal32Array, Decimal64Array};
+        let d128 = Decimal128Array::from(vec![-2i128, 70_000, i128::from(i32::MIN)]);
+        let v = NativeValues::new(FlbaKind::Decimal128, 4, &d128).unwrap();
+        assert!(v.borrow(0, 3).is_none() && !v.tracks_extremes());
+        assert_eq!(FlbaKind::Decimal128.order(4), ValueOrder::SignedLe);
+        assert_eq!(FlbaKind::Decimal128.order(9), ValueOrder::Signed);
+        let mut out = Vec::new();
+        v.convert_range(0, 3, &mut out, None);
+        let want: Vec<u8> = [-2i32, 70_000, i32::MIN]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(out, want);
+        let v = NativeValues::new(FlbaKind::Decimal128, 8, &d128).unwrap();
+        let mut out = Vec::new();
+        v.convert_range(1, 3, &mut out, None);
+        let want: Vec<u8> = [70_000i64, i64::from(i32::MIN)]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(out, want);
+        let d256 = Decimal256Array::from(vec![i256::from_i128(-5)]);
+        let v = NativeValues::new(FlbaKind::Decimal256, 8, &d256).unwrap();
+        let mut out = Vec::new();
+        v.convert_range(0, 1, &mut out, None);
+        assert_eq!(out, (-5i64).to_le_bytes());
+        // Decimal32 as INT32 and Decimal64 as INT64 are borrowed as they are.
+        let d32 = Decimal32Array::from(vec![1, -1]);
+        let v = NativeValues::new(FlbaKind::Decimal32, 4, &d32).unwrap();
+        assert_eq!(v.borrow(0, 2).unwrap(), [1, 0, 0, 0, 255, 255, 255, 255]);
+        let d64 = Decimal64Array::from(vec![Some(7), None, Some(1 << 40)]);
+        let v = NativeValues::new(FlbaKind::Decimal64, 8, &d64).unwrap();
+        assert_eq!(v.borrow(2, 3).unwrap(), (1i64 << 40).to_le_bytes());
+        // Decimal64 as INT32: a value beyond i32 does not fit.
+        let v = NativeValues::new(FlbaKind::Decimal64, 4, &d64).unwrap();
+        assert_eq!(v.first_unfit_decimal(3, |i| d64.is_valid(i)), Some(2));
+        assert_eq!(v.first_unfit_decimal(2, |i| d64.is_valid(i)), None);
+        assert_eq!(v.format_decimal(2), (1i64 << 40).to_string());
+        let v = NativeValues::new(FlbaKind::Decimal128, 4, &d128).unwrap();
+        assert_eq!(v.first_unfit_decimal(3, |_| true), None);
+        // No decimal width between 4 and 8 or below 4.
+        assert!(NativeValues::new(FlbaKind::Decimal128, 5, &d128).is_err());
+        assert!(NativeValues::new(FlbaKind::Decimal32, 8, &d32).is_err());
     }
 
     #[test]

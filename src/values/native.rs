@@ -4,7 +4,8 @@
 use super::FlbaKind;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Decimal128Type, Decimal256Type, Float16Type, IntervalDayTimeType, IntervalYearMonthType,
+    Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type, Float16Type, IntervalDayTimeType,
+    IntervalYearMonthType,
 };
 use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
 use arrow_buffer::i256;
@@ -28,6 +29,8 @@ fn primitive_bytes<T: ArrowPrimitiveType>(array: &PrimitiveArray<T>) -> &[u8] {
 fn buffer_of(kind: FlbaKind, array: &dyn Array) -> Option<&[u8]> {
     Some(match kind {
         FlbaKind::FixedSizeBinary => array.as_fixed_size_binary_opt()?.value_data(),
+        FlbaKind::Decimal32 => primitive_bytes(array.as_primitive_opt::<Decimal32Type>()?),
+        FlbaKind::Decimal64 => primitive_bytes(array.as_primitive_opt::<Decimal64Type>()?),
         FlbaKind::Decimal128 => primitive_bytes(array.as_primitive_opt::<Decimal128Type>()?),
         FlbaKind::Decimal256 => primitive_bytes(array.as_primitive_opt::<Decimal256Type>()?),
         FlbaKind::Float16 => primitive_bytes(array.as_primitive_opt::<Float16Type>()?),
@@ -40,12 +43,17 @@ fn buffer_of(kind: FlbaKind, array: &dyn Array) -> Option<&[u8]> {
     })
 }
 
-/// Whether values of `kind` can be written with Parquet width `width`.
+/// Whether values of `kind` can be written with Parquet width `width`: a
+/// decimal as INT32 (4), INT64 (8) or FIXED_LEN_BYTE_ARRAY of 9 bytes or
+/// more (what precision ≥ 19 needs), so that the width alone says how it is
+/// stored ([`FlbaKind::stored_as_int`]).
 fn width_supported(kind: FlbaKind, width: usize) -> bool {
     match kind {
         FlbaKind::FixedSizeBinary => true,
-        FlbaKind::Decimal128 => (1..=16).contains(&width),
-        FlbaKind::Decimal256 => (1..=32).contains(&width),
+        FlbaKind::Decimal32 => width == 4,
+        FlbaKind::Decimal64 => matches!(width, 4 | 8),
+        FlbaKind::Decimal128 => matches!(width, 4 | 8 | 9..=16),
+        FlbaKind::Decimal256 => matches!(width, 4 | 8 | 9..=32),
         FlbaKind::Float16 => width == 2,
         FlbaKind::IntervalYearMonth | FlbaKind::IntervalDayTime => width == 12,
     }
@@ -111,11 +119,12 @@ impl<'a> NativeValues<'a> {
     #[inline]
     pub(crate) fn borrow(&self, start: usize, end: usize) -> Option<&'a [u8]> {
         match self.kind {
-            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {
-                Some(&self.bytes[start * self.native_width..end * self.native_width])
-            }
-            _ => None,
+            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {}
+            // Decimal32 as INT32, Decimal64 as INT64: the same little-endian bytes.
+            k if k.stored_as_int(self.width) && self.width == self.native_width => {}
+            _ => return None,
         }
+        Some(&self.bytes[start * self.native_width..end * self.native_width])
     }
 
     /// The first position in `[0, len)` that is valid per `is_valid` and
@@ -139,6 +148,17 @@ impl<'a> NativeValues<'a> {
                 }
                 (0..len).find(|&i| d128_unfit(&natives[i], shift) && is_valid(i))
             }
+            FlbaKind::Decimal64 if self.width < 8 => {
+                let (natives, _) = self.bytes[..len * 8].as_chunks::<8>();
+                let unfit = |v: &[u8; 8]| {
+                    let x = i64::from_le_bytes(*v);
+                    x != i64::from(x as i32)
+                };
+                if !natives.iter().fold(false, |acc, v| acc | unfit(v)) {
+                    return None;
+                }
+                (0..len).find(|&i| unfit(&natives[i]) && is_valid(i))
+            }
             FlbaKind::Decimal256 if self.width < 32 => {
                 (0..len).find(|&i| self.is_unfit_decimal(i) && is_valid(i))
             }
@@ -149,18 +169,20 @@ impl<'a> NativeValues<'a> {
     /// The first of `positions` that holds a decimal that does not fit the
     /// column's width, as an index into `positions`.
     pub(crate) fn first_unfit_decimal_among(&self, positions: &[usize]) -> Option<usize> {
-        if !self.tracks_extremes() || self.width == self.native_width {
+        if !self.kind.is_decimal() || self.width >= self.native_width {
             return None;
         }
         positions.iter().position(|&i| self.is_unfit_decimal(i))
     }
 
-    /// Whether the decimal at `i` does not fit the column's width.
+    /// Whether the decimal at `i` does not fit the column's width (its
+    /// little-endian bytes past the low `width` are not all the sign of the
+    /// low `width` bytes).
     fn is_unfit_decimal(&self, i: usize) -> bool {
         let v = self.native(i);
         let w = self.width;
         match self.kind {
-            FlbaKind::Decimal128 | FlbaKind::Decimal256 if w < v.len() => {
+            k if k.is_decimal() && w > 0 && w < v.len() => {
                 let fill = if v[w - 1] & 0x80 != 0 { 0xFF } else { 0 };
                 v[w..].iter().any(|&b| b != fill)
             }
@@ -171,9 +193,14 @@ impl<'a> NativeValues<'a> {
     /// The decimal at `i`, formatted, for error messages.
     pub(crate) fn format_decimal(&self, i: usize) -> String {
         let v = self.native(i);
-        match (self.kind, v.try_into(), v.try_into()) {
-            (FlbaKind::Decimal128, Ok(b), _) => i128::from_le_bytes(b).to_string(),
-            (FlbaKind::Decimal256, _, Ok(b)) => i256::from_le_bytes(b).to_string(),
+        match self.kind {
+            FlbaKind::Decimal32 | FlbaKind::Decimal64 => super::order::le_int(v).to_string(),
+            FlbaKind::Decimal128 => v
+                .try_into()
+                .map_or_else(|_| String::new(), |b| i128::from_le_bytes(b).to_string()),
+            FlbaKind::Decimal256 => v
+                .try_into()
+                .map_or_else(|_| String::new(), |b| i256::from_le_bytes(b).to_string()),
             _ => String::new(),
         }
     }

@@ -4,6 +4,7 @@
 //! * FixedSizeBinary / UUID: unsigned lexicographic bytes.
 //! * Decimals: signed big-endian two's complement (all values have the column's
 //!   width, so this is an unsigned compare with the sign bit flipped).
+//! * Decimals stored as INT32 / INT64: signed little-endian integers.
 //! * Float16: IEEE 754 total order on the little-endian bits; NaNs are skipped
 //!   unless every value is NaN, and counted.
 //! * Intervals: no min/max at all.
@@ -15,8 +16,11 @@ use std::cmp::Ordering;
 pub(crate) enum ValueOrder {
     /// Unsigned lexicographic (FixedSizeBinary, UUID).
     Unsigned,
-    /// Signed big-endian (decimals).
+    /// Signed big-endian (FIXED_LEN_BYTE_ARRAY decimals).
     Signed,
+    /// Signed little-endian integers of 4 or 8 bytes (INT32 / INT64
+    /// decimals).
+    SignedLe,
     /// IEEE 754 total order of little-endian half floats.
     Float16,
     /// No order: no min/max statistics (intervals).
@@ -33,6 +37,7 @@ impl ValueOrder {
                 (Some(&x), Some(&y)) if x != y => (x as i8).cmp(&(y as i8)),
                 _ => a.cmp(b),
             },
+            Self::SignedLe => le_int(a).cmp(&le_int(b)),
             Self::Float16 => f16_key(a).cmp(&f16_key(b)),
         }
     }
@@ -42,6 +47,19 @@ impl ValueOrder {
     pub(crate) fn is_nan(self, v: &[u8]) -> bool {
         self == Self::Float16 && f16_is_nan(f16_bits(v))
     }
+}
+
+/// A little-endian two's complement integer of up to 8 bytes, sign-extended.
+#[inline]
+pub(crate) fn le_int(v: &[u8]) -> i64 {
+    let n = v.len().min(8);
+    if n == 0 {
+        return 0;
+    }
+    let mut b = [0u8; 8];
+    b[..n].copy_from_slice(&v[..n]);
+    let shift = 64 - 8 * n as u32;
+    (i64::from_le_bytes(b) << shift) >> shift
 }
 
 #[inline]
