@@ -391,6 +391,14 @@ fn other_flba(r: &mut ByteReader, f: Flba) -> Flba {
             1 if w > 1 => Flba::Fsb(w - 1),
             _ => Flba::Dec128(38, 0),
         },
+        Flba::Dec32(p, s) => match r.u8() % 2 {
+            0 => Flba::Dec32(if p == 9 { 8 } else { p + 1 }, s.min(8)),
+            _ => Flba::Dec64(p, s),
+        },
+        Flba::Dec64(p, s) => match r.u8() % 2 {
+            0 => Flba::Dec64(if p == 18 { 17 } else { p + 1 }, s.min(17)),
+            _ => Flba::Dec128(p, s),
+        },
         Flba::Dec128(p, s) => match r.u8() % 3 {
             0 => Flba::Dec128(if p == 38 { 37 } else { p + 1 }, s.min(37)),
             1 => Flba::Dec128(p, if s == 0 { 1 } else { s - 1 }),
@@ -434,15 +442,52 @@ fn wrong_kind(r: &mut ByteReader, kind: Kind) -> Kind {
     }
 }
 
+/// For a plain decimal field given an array of another decimal type: the
+/// first row whose value does not fit the field's column.
+fn retyped_overflow_row(col: &Col, array: &ArrayRef) -> Option<usize> {
+    use arrow_array::types::{Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type};
+    use arrow_buffer::i256;
+    let flba = col.flba().filter(|f| f.is_decimal())?;
+    let w = flba.parquet_width();
+    let a = array.as_ref();
+    let value = |i: usize| -> Option<i256> {
+        Some(match a.data_type() {
+            DataType::Decimal32(..) => {
+                i256::from_i128(a.as_primitive::<Decimal32Type>().value(i).into())
+            }
+            DataType::Decimal64(..) => {
+                i256::from_i128(a.as_primitive::<Decimal64Type>().value(i).into())
+            }
+            DataType::Decimal128(..) => {
+                i256::from_i128(a.as_primitive::<Decimal128Type>().value(i))
+            }
+            DataType::Decimal256(..) => a.as_primitive::<Decimal256Type>().value(i),
+            _ => return None,
+        })
+    };
+    (0..a.len()).find(|&i| {
+        a.is_valid(i)
+            && value(i).is_some_and(|v| {
+                v < super::generate::width_min(w) || v > super::generate::width_max(w)
+            })
+    })
+}
+
 /// The first top-level row of `array` (for `col`) that reaches a decimal
 /// value too wide for its column, if any.
 fn overflow_row(col: &Col, array: &ArrayRef) -> Option<usize> {
     let flba = col.flba().filter(|f| f.is_decimal())?;
+    // parquet 59 writes the slots of a non-nullable plain field as values,
+    // nulls too (docs/parquet-59.md D15): there a null slot's value counts.
+    let required_slots_written = !super::release::PARQUET_60
+        && !col.nullable
+        && matches!(col.kind, Kind::Flba(_, Repr::Plain));
     let unfit = |a: &dyn Array, i: usize| {
         let data = a.to_data();
         let nw = flba.native_width();
         let start = (data.offset() + i) * nw;
-        a.is_valid(i) && !flba.fits(&data.buffers()[0].as_slice()[start..start + nw])
+        (a.is_valid(i) || required_slots_written)
+            && !flba.fits(&data.buffers()[0].as_slice()[start..start + nw])
     };
     let a = materialize(array);
     match col.kind {
@@ -486,9 +531,19 @@ fn expectation(cols: &[Col], schema: &SchemaRef, opts: &Opts, item: &Item) -> Ex
     let mut candidates = Vec::new();
     let mut all_delegated = true;
     for (i, col) in cols.iter().enumerate().take(batch.num_columns()) {
-        if matches!(item.mutation, Mutation::WrongType(c) if c == i)
-            || item.mutation == Mutation::TooFew
-        {
+        if item.mutation == Mutation::TooFew {
+            continue;
+        }
+        if matches!(item.mutation, Mutation::WrongType(c) if c == i) {
+            // A plain decimal of another precision that parquet accepts for
+            // this field (parquet 59 is lax about decimal types): its values
+            // must still fit the field's column.
+            if let (Kind::Flba(f, Repr::Plain), Some(row)) =
+                (col.kind, retyped_overflow_row(col, batch.column(i)))
+            {
+                candidates.push((vec![col.name.clone()], Some(row)));
+                all_delegated &= !f.is_decimal();
+            }
             continue;
         }
         if let Some(row) = overflow_row(col, batch.column(i)) {

@@ -78,14 +78,20 @@ pub fn with_limits<T>(limits: Limits, f: impl FnOnce() -> T) -> T {
 // FLBA types
 // ---------------------------------------------------------------------------
 
-/// An Arrow type that parquet stores as FIXED_LEN_BYTE_ARRAY.
+/// An Arrow type that this crate writes: those parquet stores as
+/// FIXED_LEN_BYTE_ARRAY, and decimals of every precision (INT32 up to 9
+/// digits, INT64 up to 18).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flba {
     /// `FixedSizeBinary(width)`.
     Fsb(i32),
-    /// `Decimal128(precision >= 19, scale)`.
+    /// `Decimal32(precision, scale)` (INT32).
+    Dec32(u8, i8),
+    /// `Decimal64(precision, scale)` (INT32 or INT64).
+    Dec64(u8, i8),
+    /// `Decimal128(precision, scale)`.
     Dec128(u8, i8),
-    /// `Decimal256(precision >= 19, scale)`.
+    /// `Decimal256(precision, scale)`.
     Dec256(u8, i8),
     /// `Float16`.
     Float16,
@@ -106,6 +112,18 @@ pub fn pow10(p: u32) -> i256 {
     i256::from_i128(10).wrapping_pow(p)
 }
 
+/// Bytes a decimal of precision `p` is stored in: INT32 up to 9 digits,
+/// INT64 up to 18, FIXED_LEN_BYTE_ARRAY of [`decimal_width`] above
+/// (precision 1 is INT64 under parquet 59, docs/parquet-59.md D14).
+pub fn decimal_stored_width(p: u8) -> usize {
+    let int32_from = if super::release::PARQUET_60 { 1 } else { 2 };
+    match p {
+        p if (int32_from..=9).contains(&p) => 4,
+        0..=18 => 8,
+        _ => decimal_width(p),
+    }
+}
+
 /// The largest value a two's complement number of `w` bytes holds.
 pub fn width_max(w: usize) -> i256 {
     (i256::ONE << (8 * w - 1) as u8).wrapping_sub(i256::ONE)
@@ -118,7 +136,7 @@ pub fn width_min(w: usize) -> i256 {
 
 impl Flba {
     /// Decode a type: FixedSizeBinary(1..=64, rarely wider), decimals of
-    /// precision 19 and above, Float16, intervals.
+    /// every Arrow width and precision, Float16, intervals.
     pub fn decode(r: &mut ByteReader) -> Self {
         match r.u8() % 8 {
             0 | 1 => {
@@ -129,10 +147,33 @@ impl Flba {
                 };
                 Flba::Fsb(w)
             }
-            2 | 3 => {
+            2 => {
                 let p = r.range(19, 38) as u8;
                 Flba::Dec128(p, decode_scale(r, p))
             }
+            // Decimals stored as INT32 / INT64.
+            3 => match r.u8() % 4 {
+                0 => {
+                    // parquet 59 stores precision 1 as INT64 and then
+                    // cannot write a Decimal32 there (docs/parquet-59.md
+                    // D14, pinned by tests/release.rs): not a case to fuzz.
+                    let lo = if super::release::PARQUET_60 { 1 } else { 2 };
+                    let p = r.range(lo, 9) as u8;
+                    Flba::Dec32(p, decode_scale(r, p))
+                }
+                1 => {
+                    let p = r.range(1, 18) as u8;
+                    Flba::Dec64(p, decode_scale(r, p))
+                }
+                2 => {
+                    let p = r.range(1, 18) as u8;
+                    Flba::Dec128(p, decode_scale(r, p))
+                }
+                _ => {
+                    let p = r.range(1, 18) as u8;
+                    Flba::Dec256(p, decode_scale(r, p))
+                }
+            },
             4 => {
                 let p = r.range(19, 76) as u8;
                 Flba::Dec256(p, decode_scale(r, p))
@@ -147,6 +188,8 @@ impl Flba {
     pub fn data_type(self) -> DataType {
         match self {
             Flba::Fsb(w) => DataType::FixedSizeBinary(w),
+            Flba::Dec32(p, s) => DataType::Decimal32(p, s),
+            Flba::Dec64(p, s) => DataType::Decimal64(p, s),
             Flba::Dec128(p, s) => DataType::Decimal128(p, s),
             Flba::Dec256(p, s) => DataType::Decimal256(p, s),
             Flba::Float16 => DataType::Float16,
@@ -159,8 +202,10 @@ impl Flba {
     pub fn from_data_type(dt: &DataType) -> Option<Self> {
         Some(match dt {
             DataType::FixedSizeBinary(w) => Flba::Fsb(*w),
-            DataType::Decimal128(p, s) if *p >= 19 => Flba::Dec128(*p, *s),
-            DataType::Decimal256(p, s) if *p >= 19 => Flba::Dec256(*p, *s),
+            DataType::Decimal32(p, s) => Flba::Dec32(*p, *s),
+            DataType::Decimal64(p, s) => Flba::Dec64(*p, *s),
+            DataType::Decimal128(p, s) => Flba::Dec128(*p, *s),
+            DataType::Decimal256(p, s) => Flba::Dec256(*p, *s),
             DataType::Float16 => Flba::Float16,
             DataType::Interval(IntervalUnit::YearMonth) => Flba::YearMonth,
             DataType::Interval(IntervalUnit::DayTime) => Flba::DayTime,
@@ -172,6 +217,8 @@ impl Flba {
     pub fn native_width(self) -> usize {
         match self {
             Flba::Fsb(w) => w as usize,
+            Flba::Dec32(..) => 4,
+            Flba::Dec64(..) => 8,
             Flba::Dec128(..) => 16,
             Flba::Dec256(..) => 32,
             Flba::Float16 => 2,
@@ -184,7 +231,9 @@ impl Flba {
     pub fn parquet_width(self) -> usize {
         match self {
             Flba::Fsb(w) => w as usize,
-            Flba::Dec128(p, _) | Flba::Dec256(p, _) => decimal_width(p),
+            Flba::Dec32(p, _) | Flba::Dec64(p, _) | Flba::Dec128(p, _) | Flba::Dec256(p, _) => {
+                decimal_stored_width(p)
+            }
             Flba::Float16 => 2,
             Flba::YearMonth | Flba::DayTime => 12,
         }
@@ -192,7 +241,23 @@ impl Flba {
 
     /// Whether the parquet column is a decimal.
     pub fn is_decimal(self) -> bool {
-        matches!(self, Flba::Dec128(..) | Flba::Dec256(..))
+        matches!(
+            self,
+            Flba::Dec32(..) | Flba::Dec64(..) | Flba::Dec128(..) | Flba::Dec256(..)
+        )
+    }
+
+    /// Whether the parquet column is an INT32 / INT64 decimal.
+    pub fn is_int_decimal(self) -> bool {
+        self.is_decimal() && matches!(self.parquet_width(), 4 | 8) && self.precision() <= 18
+    }
+
+    /// A decimal's precision (0 for other types).
+    pub fn precision(self) -> u8 {
+        match self {
+            Flba::Dec32(p, _) | Flba::Dec64(p, _) | Flba::Dec128(p, _) | Flba::Dec256(p, _) => p,
+            _ => 0,
+        }
     }
 
     /// A native value as an i256 (decimals only).
@@ -218,12 +283,14 @@ impl Flba {
     }
 
     /// The value as parquet stores it (what goes into pages, statistics and
-    /// bloom filters): big-endian low bytes for decimals, little-endian
-    /// Float16, 12-byte intervals.
+    /// bloom filters): big-endian low bytes for FIXED_LEN_BYTE_ARRAY
+    /// decimals, little-endian low bytes for INT32 / INT64 ones,
+    /// little-endian Float16, 12-byte intervals.
     pub fn to_parquet(self, native: &[u8], out: &mut Vec<u8>) {
         match self {
             Flba::Fsb(_) | Flba::Float16 => out.extend_from_slice(native),
-            Flba::Dec128(..) | Flba::Dec256(..) => {
+            _ if self.is_int_decimal() => out.extend_from_slice(&native[..self.parquet_width()]),
+            Flba::Dec32(..) | Flba::Dec64(..) | Flba::Dec128(..) | Flba::Dec256(..) => {
                 let w = self.parquet_width();
                 out.extend(native[..w].iter().rev());
             }
@@ -243,7 +310,7 @@ impl Flba {
     /// bytes otherwise.
     pub fn cmp_native(self, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
         match self {
-            Flba::Dec128(..) | Flba::Dec256(..) => {
+            Flba::Dec32(..) | Flba::Dec64(..) | Flba::Dec128(..) | Flba::Dec256(..) => {
                 self.decimal_value(a).cmp(&self.decimal_value(b))
             }
             Flba::Float16 => f16_key(u16::from_le_bytes([a[0], a[1]]))
@@ -466,7 +533,7 @@ fn one_value(rng: &mut SplitMix64, flba: Flba, extreme: bool, prev: Option<&[u8]
                 rng.fill(out);
             }
         }
-        Flba::Dec128(p, _) | Flba::Dec256(p, _) => {
+        Flba::Dec32(p, _) | Flba::Dec64(p, _) | Flba::Dec128(p, _) | Flba::Dec256(p, _) => {
             let w = flba.parquet_width();
             let v = if extreme || rng.chance(1, 10) {
                 let pmax = pow10(u32::from(p)).wrapping_sub(i256::ONE);
@@ -547,6 +614,30 @@ pub fn flba_array(flba: Flba, native: &[u8], nulls: Option<NullBuffer>) -> Array
             FixedSizeBinaryArray::try_new_with_len(w, Buffer::from(native.to_vec()), nulls, n)
                 .expect("valid FixedSizeBinary array"),
         ),
+        Flba::Dec32(p, s) => {
+            let vals: Vec<i32> = native
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            Arc::new(
+                arrow_array::Decimal32Array::new(ScalarBuffer::from(vals), nulls)
+                    .with_precision_and_scale(p, s.max(0))
+                    .expect("valid decimal type")
+                    .with_data_type(DataType::Decimal32(p, s)),
+            )
+        }
+        Flba::Dec64(p, s) => {
+            let vals: Vec<i64> = native
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            Arc::new(
+                arrow_array::Decimal64Array::new(ScalarBuffer::from(vals), nulls)
+                    .with_precision_and_scale(p, s.max(0))
+                    .expect("valid decimal type")
+                    .with_data_type(DataType::Decimal64(p, s)),
+            )
+        }
         Flba::Dec128(p, s) => {
             let vals: Vec<i128> = native
                 .chunks_exact(16)
@@ -1166,6 +1257,25 @@ const FLBA_ENCODINGS: &[Encoding] = &[
     Encoding::DELTA_BYTE_ARRAY,
 ];
 
+/// The encodings parquet accepts for INT32 / INT64 decimals.
+const INT_DECIMAL_ENCODINGS: &[Encoding] = &[
+    Encoding::PLAIN,
+    Encoding::BYTE_STREAM_SPLIT,
+    Encoding::DELTA_BINARY_PACKED,
+];
+
+/// The encodings every leaf this crate writes accepts.
+const COMMON_ENCODINGS: &[Encoding] = &[Encoding::PLAIN, Encoding::BYTE_STREAM_SPLIT];
+
+/// The encodings `flba`'s column accepts.
+fn encodings_for(flba: Flba) -> &'static [Encoding] {
+    if flba.is_int_decimal() {
+        INT_DECIMAL_ENCODINGS
+    } else {
+        FLBA_ENCODINGS
+    }
+}
+
 /// A DELTA_BINARY_PACKED block layout `(values per block, miniblocks)`
 /// (a setting parquet 60 has; see `release`).
 fn decode_delta_options(r: &mut ByteReader) -> (usize, usize) {
@@ -1270,8 +1380,16 @@ pub fn decode_props(r: &mut ByteReader, cols: &[Col]) -> WriterProperties {
         b = b.delta_layout(decode_delta_options(r));
     }
     if bit(21) && cols.iter().all(|c| c.flba().is_some()) {
-        // A global encoding is only safe when every leaf is FLBA.
-        b = b.set_encoding(r.pick(FLBA_ENCODINGS));
+        // A global encoding is only safe when every leaf is one this crate
+        // writes, and one they all accept.
+        let all_flba = cols
+            .iter()
+            .all(|c| c.flba().is_some_and(|f| !f.is_int_decimal()));
+        b = b.set_encoding(r.pick(if all_flba {
+            FLBA_ENCODINGS
+        } else {
+            COMMON_ENCODINGS
+        }));
     }
     // Content-defined chunking in about half the inputs: this crate chunks
     // and encodes the FLBA leaves itself, and with any other leaf (an
@@ -1315,7 +1433,7 @@ fn decode_column_props(
                 Encoding::DELTA_LENGTH_BYTE_ARRAY,
                 Encoding::DELTA_BYTE_ARRAY,
             ]),
-            _ => r.pick(FLBA_ENCODINGS),
+            _ => r.pick(col.flba().map_or(FLBA_ENCODINGS, encodings_for)),
         };
         b = b.set_column_encoding(path.clone(), enc);
     }

@@ -729,35 +729,78 @@ fn check_pages(
             "{what}: column index written with statistics level {level:?}"
         ));
     }
-    let ColumnIndexMetaData::FIXED_LEN_BYTE_ARRAY(ix) = index else {
-        return Err(format!("{what}: column index of another type: {index:?}"));
+    // One view of every page entry: (null page, null count, min, max, NaN
+    // count), min/max as parquet bytes (little-endian for INT32 / INT64).
+    type Entry = (
+        bool,
+        Option<i64>,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Option<i64>,
+    );
+    let entries: Vec<Entry> = match (&index, flba.is_int_decimal()) {
+        (ColumnIndexMetaData::FIXED_LEN_BYTE_ARRAY(ix), false) => (0..ix.num_pages() as usize)
+            .map(|k| {
+                (
+                    ix.is_null_page(k),
+                    ix.null_count(k),
+                    ix.min_value(k).map(<[u8]>::to_vec),
+                    ix.max_value(k).map(<[u8]>::to_vec),
+                    super::release::index_nan_count(ix, k),
+                )
+            })
+            .collect(),
+        (ColumnIndexMetaData::INT32(ix), true) if flba.parquet_width() == 4 => (0..ix.num_pages()
+            as usize)
+            .map(|k| {
+                (
+                    ix.is_null_page(k),
+                    ix.null_count(k),
+                    ix.min_value(k).map(|v| v.to_le_bytes().to_vec()),
+                    ix.max_value(k).map(|v| v.to_le_bytes().to_vec()),
+                    None,
+                )
+            })
+            .collect(),
+        (ColumnIndexMetaData::INT64(ix), true) if flba.parquet_width() == 8 => (0..ix.num_pages()
+            as usize)
+            .map(|k| {
+                (
+                    ix.is_null_page(k),
+                    ix.null_count(k),
+                    ix.min_value(k).map(|v| v.to_le_bytes().to_vec()),
+                    ix.max_value(k).map(|v| v.to_le_bytes().to_vec()),
+                    None,
+                )
+            })
+            .collect(),
+        _ => return Err(format!("{what}: column index of another type: {index:?}")),
     };
-    if ix.num_pages() as usize != ranges.len() {
+    if entries.len() != ranges.len() {
         return Err(format!(
             "{what}: column index has {} pages, the chunk {}",
-            ix.num_pages(),
+            entries.len(),
             ranges.len()
         ));
     }
     for (k, range) in ranges.into_iter().enumerate() {
+        let (null_page, null_count, min, max, nan_count) = &entries[k];
         let page_rows = &rows[range];
         let exp = expected(flba, page_rows, props.column_index_truncate_length());
         let all_null = page_rows.iter().all(Option::is_none);
-        if ix.is_null_page(k) != all_null {
+        if *null_page != all_null {
             return Err(format!(
-                "{what}: column index page {k}: null_page={}, expected {all_null}",
-                ix.is_null_page(k)
+                "{what}: column index page {k}: null_page={null_page}, expected {all_null}"
             ));
         }
-        if ix.null_count(k) != Some(exp.nulls as i64) {
+        if *null_count != Some(exp.nulls as i64) {
             return Err(format!(
-                "{what}: column index page {k}: null count {:?}, expected {}",
-                ix.null_count(k),
+                "{what}: column index page {k}: null count {null_count:?}, expected {}",
                 exp.nulls
             ));
         }
         if flba == Flba::Float16
-            && let Some(nans) = super::release::index_nan_count(&ix, k)
+            && let Some(nans) = *nan_count
             && nans != exp.nans as i64
         {
             return Err(format!(
@@ -765,7 +808,7 @@ fn check_pages(
                 exp.nans
             ));
         }
-        let got = (ix.min_value(k), ix.max_value(k));
+        let got = (min.as_deref(), max.as_deref());
         let want = match (&exp.min_max, all_null) {
             (_, true) | (None, _) => (None, None),
             (Some((min, _, max, _)), false) => (Some(min.as_slice()), Some(max.as_slice())),
