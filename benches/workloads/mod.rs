@@ -36,8 +36,8 @@ use arrow_array::types::{
     Int64Type,
 };
 use arrow_array::{
-    Array, ArrayRef, Decimal128Array, Decimal256Array, FixedSizeBinaryArray, Float16Array,
-    Int64Array, PrimitiveArray, RecordBatch, StringArray,
+    Array, ArrayRef, Decimal32Array, Decimal64Array, Decimal128Array, Decimal256Array,
+    FixedSizeBinaryArray, Float16Array, Int64Array, PrimitiveArray, RecordBatch, StringArray,
 };
 use arrow_buffer::{Buffer, NullBuffer, i256};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -169,7 +169,7 @@ impl Workload {
 }
 
 /// Every single-batch workload, in report order.
-pub const WORKLOADS: [Workload; 7] = [
+pub const WORKLOADS: [Workload; 8] = [
     Workload {
         name: "decimal",
         description: "upstream bench: Decimal32/64/128/256 at default precision, declared non-nullable (its 0.75 null density is dropped), full-range random values",
@@ -184,6 +184,11 @@ pub const WORKLOADS: [Workload; 7] = [
         name: "decimal_nonnull",
         description: "Decimal128(38,10) + Decimal256(76,10), no nulls, random values within precision",
         build: decimal_nonnull,
+    },
+    Workload {
+        name: "decimal_small",
+        description: "Decimal64(18,4) non-null (INT64) + Decimal32(9,2) with 20% nulls (INT32), random values within precision",
+        build: decimal_small,
     },
     Workload {
         name: "fsb",
@@ -319,6 +324,28 @@ fn decimal_upstream(rows: usize) -> RecordBatch {
 
 fn decimal_nullable(rows: usize) -> RecordBatch {
     decimal_with(rows, true)
+}
+
+/// Decimals that Parquet stores as integers: a non-null Decimal64(18,4)
+/// (INT64) and a Decimal32(9,2) with 20% nulls (INT32).
+fn decimal_small(rows: usize) -> RecordBatch {
+    let mut r = rng(9);
+    const MAX18: i64 = 10i64.pow(18) - 1;
+    const MAX9: i32 = 10i32.pow(9) - 1;
+    let d64 = Decimal64Array::from_iter_values((0..rows).map(|_| r.random_range(-MAX18..=MAX18)))
+        .with_precision_and_scale(18, 4)
+        .unwrap();
+    let nulls = random_nulls(&mut r, rows, 0.2);
+    let d32 = Decimal32Array::new(
+        (0..rows).map(|_| r.random_range(-MAX9..=MAX9)).collect(),
+        nulls,
+    )
+    .with_precision_and_scale(9, 2)
+    .unwrap();
+    batch(vec![
+        ("amount", false, Arc::new(d64) as ArrayRef),
+        ("price", true, Arc::new(d32) as ArrayRef),
+    ])
 }
 
 /// Largest Decimal128 magnitude of precision 38.
