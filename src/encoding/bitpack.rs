@@ -8,11 +8,6 @@ pub(crate) fn pack_bits(out: &mut Vec<u8>, values: &[u32], bit_width: u8) {
     if bw == 0 {
         return;
     }
-    let mask: u64 = if bw == 32 {
-        u32::MAX as u64
-    } else {
-        (1u64 << bw) - 1
-    };
     let (groups, tail) = values.as_chunks::<8>();
     if bw <= 16 {
         macro_rules! dispatch {
@@ -25,11 +20,11 @@ pub(crate) fn pack_bits(out: &mut Vec<u8>, values: &[u32], bit_width: u8) {
         }
         dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
     } else {
-        pack_generic(out, values, bw, mask);
+        pack_any(out, values, bw);
         return;
     }
     if !tail.is_empty() {
-        pack_generic(out, tail, bw, mask);
+        pack_any(out, tail, bw);
     }
 }
 
@@ -75,27 +70,14 @@ fn pack_groups<const BW: u32>(out: &mut Vec<u8>, groups: &[[u32; 8]]) {
     unsafe { out.set_len(len) };
 }
 
-fn pack_generic(out: &mut Vec<u8>, values: &[u32], bw: u32, mask: u64) {
-    let mut acc: u64 = 0;
-    let mut bits: u32 = 0;
-    for &v in values {
-        acc |= (v as u64 & mask) << bits;
-        bits += bw;
-        while bits >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            bits -= 8;
-        }
-    }
-    if bits > 0 {
-        out.push(acc as u8);
-    }
-}
-
 /// Appends `values` packed least-significant-bit first at `bit_width` bits
 /// each (up to 64). `values.len() * bit_width` must be a multiple of 8.
 pub(crate) fn pack_bits_wide(out: &mut Vec<u8>, values: &[u64], bit_width: u8) {
-    let bw = u32::from(bit_width);
+    pack_any(out, values, u32::from(bit_width));
+}
+
+/// Packs `values` at `bw` bits each (0 to 64), a byte at a time.
+fn pack_any<T: Copy + Into<u64>>(out: &mut Vec<u8>, values: &[T], bw: u32) {
     if bw == 0 {
         return;
     }
@@ -103,7 +85,7 @@ pub(crate) fn pack_bits_wide(out: &mut Vec<u8>, values: &[u64], bit_width: u8) {
     let mut acc: u128 = 0;
     let mut bits: u32 = 0;
     for &v in values {
-        acc |= u128::from(v & mask) << bits;
+        acc |= u128::from(v.into() & mask) << bits;
         bits += bw;
         while bits >= 8 {
             out.push(acc as u8);

@@ -445,7 +445,9 @@ fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int32Type, Int64Type};
+    use parquet::data_type::{
+        DataType, FixedLenByteArray, FixedLenByteArrayType, Int32Type, Int64Type,
+    };
     use parquet::encodings::encoding::{DeltaBitPackEncoder, DeltaByteArrayEncoder, Encoder};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -466,7 +468,7 @@ mod tests {
     }
 
     #[cfg(feature = "parquet-60")]
-    fn upstream(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int32Type> {
+    fn upstream<T: DataType>(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<T> {
         match options {
             Some(o) => DeltaBitPackEncoder::new_with_options(o),
             None => DeltaBitPackEncoder::new(),
@@ -474,7 +476,7 @@ mod tests {
     }
 
     #[cfg(not(feature = "parquet-60"))]
-    fn upstream(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int32Type> {
+    fn upstream<T: DataType>(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<T> {
         match options {
             Some(o) => match o {},
             None => DeltaBitPackEncoder::new(),
@@ -489,7 +491,7 @@ mod tests {
             let spread: i32 = *[1, 100, i32::MAX].get(case % 3).unwrap();
             let values: Vec<i32> = (0..n).map(|_| rng.random_range(-spread..=spread)).collect();
             let options = layout(case);
-            let mut up = upstream(options);
+            let mut up = upstream::<Int32Type>(options);
             let mut ours = DeltaBinaryPackedI32::new(options);
             for chunk in values.chunks(37) {
                 up.put(chunk).unwrap();
@@ -501,22 +503,6 @@ mod tests {
             let mut out = Vec::new();
             ours.finish_into(&mut out);
             assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "case {case}");
-        }
-    }
-
-    #[cfg(feature = "parquet-60")]
-    fn upstream64(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int64Type> {
-        match options {
-            Some(o) => DeltaBitPackEncoder::new_with_options(o),
-            None => DeltaBitPackEncoder::new(),
-        }
-    }
-
-    #[cfg(not(feature = "parquet-60"))]
-    fn upstream64(options: Option<DeltaOptions>) -> DeltaBitPackEncoder<Int64Type> {
-        match options {
-            Some(o) => match o {},
-            None => DeltaBitPackEncoder::new(),
         }
     }
 
@@ -540,9 +526,9 @@ mod tests {
                     _ => rng.random_range(-spread..=spread),
                 })
                 .collect();
-            let mut up = upstream64(options);
+            let mut up = upstream::<Int64Type>(options);
             let mut ours = DeltaBinaryPacked::<i64>::new(options);
-            let mut up32 = upstream(options);
+            let mut up32 = upstream::<Int32Type>(options);
             let mut ours32 = DeltaBinaryPacked::<i32>::new(options);
             let narrow: Vec<i32> = values.iter().map(|&v| v as i32).collect();
             for page in 0..2 {
