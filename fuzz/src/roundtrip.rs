@@ -729,6 +729,22 @@ fn check_pages(
             "{what}: column index written with statistics level {level:?}"
         ));
     }
+    // An integer column index's entries, min/max as little-endian bytes.
+    macro_rules! int_entries {
+        ($ix:expr) => {
+            (0..$ix.num_pages() as usize)
+                .map(|k| {
+                    (
+                        $ix.is_null_page(k),
+                        $ix.null_count(k),
+                        $ix.min_value(k).map(|v| v.to_le_bytes().to_vec()),
+                        $ix.max_value(k).map(|v| v.to_le_bytes().to_vec()),
+                        None,
+                    )
+                })
+                .collect()
+        };
+    }
     // One view of every page entry: (null page, null count, min, max, NaN
     // count), min/max as parquet bytes (little-endian for INT32 / INT64).
     type Entry = (
@@ -750,30 +766,8 @@ fn check_pages(
                 )
             })
             .collect(),
-        (ColumnIndexMetaData::INT32(ix), true) if flba.parquet_width() == 4 => (0..ix.num_pages()
-            as usize)
-            .map(|k| {
-                (
-                    ix.is_null_page(k),
-                    ix.null_count(k),
-                    ix.min_value(k).map(|v| v.to_le_bytes().to_vec()),
-                    ix.max_value(k).map(|v| v.to_le_bytes().to_vec()),
-                    None,
-                )
-            })
-            .collect(),
-        (ColumnIndexMetaData::INT64(ix), true) if flba.parquet_width() == 8 => (0..ix.num_pages()
-            as usize)
-            .map(|k| {
-                (
-                    ix.is_null_page(k),
-                    ix.null_count(k),
-                    ix.min_value(k).map(|v| v.to_le_bytes().to_vec()),
-                    ix.max_value(k).map(|v| v.to_le_bytes().to_vec()),
-                    None,
-                )
-            })
-            .collect(),
+        (ColumnIndexMetaData::INT32(ix), true) if flba.parquet_width() == 4 => int_entries!(ix),
+        (ColumnIndexMetaData::INT64(ix), true) if flba.parquet_width() == 8 => int_entries!(ix),
         _ => return Err(format!("{what}: column index of another type: {index:?}")),
     };
     if entries.len() != ranges.len() {

@@ -29,51 +29,35 @@ pub(crate) trait DeltaInt: Copy + Ord + Default + std::fmt::Debug {
     fn from_le(b: &[u8]) -> Self;
 }
 
-impl DeltaInt for i32 {
-    const WIDTH: usize = 4;
-    const DEFAULT_BLOCK: usize = 128;
-    const MIN: Self = i32::MIN;
-    const MAX: Self = i32::MAX;
-    #[inline(always)]
-    fn wrapping_sub(self, other: Self) -> Self {
-        i32::wrapping_sub(self, other)
-    }
-    #[inline(always)]
-    fn to_i64(self) -> i64 {
-        self as i64
-    }
-    #[inline(always)]
-    fn offset_from(self, min: Self) -> u64 {
-        self.wrapping_sub(min) as u32 as u64
-    }
-    #[inline(always)]
-    fn from_le(b: &[u8]) -> Self {
-        i32::from_le_bytes(b.try_into().unwrap())
-    }
+macro_rules! delta_int {
+    ($t:ty, $unsigned:ty, $block:expr) => {
+        impl DeltaInt for $t {
+            const WIDTH: usize = std::mem::size_of::<$t>();
+            const DEFAULT_BLOCK: usize = $block;
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
+            #[inline(always)]
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$t>::wrapping_sub(self, other)
+            }
+            #[inline(always)]
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[inline(always)]
+            fn offset_from(self, min: Self) -> u64 {
+                self.wrapping_sub(min) as $unsigned as u64
+            }
+            #[inline(always)]
+            fn from_le(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().unwrap())
+            }
+        }
+    };
 }
 
-impl DeltaInt for i64 {
-    const WIDTH: usize = 8;
-    const DEFAULT_BLOCK: usize = 256;
-    const MIN: Self = i64::MIN;
-    const MAX: Self = i64::MAX;
-    #[inline(always)]
-    fn wrapping_sub(self, other: Self) -> Self {
-        i64::wrapping_sub(self, other)
-    }
-    #[inline(always)]
-    fn to_i64(self) -> i64 {
-        self
-    }
-    #[inline(always)]
-    fn offset_from(self, min: Self) -> u64 {
-        self.wrapping_sub(min) as u64
-    }
-    #[inline(always)]
-    fn from_le(b: &[u8]) -> Self {
-        i64::from_le_bytes(b.try_into().unwrap())
-    }
-}
+delta_int!(i32, u32, 128);
+delta_int!(i64, u64, 256);
 
 /// DELTA_BINARY_PACKED encoder for 32-bit integers.
 pub(crate) type DeltaBinaryPackedI32 = DeltaBinaryPacked<i32>;

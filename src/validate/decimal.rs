@@ -30,28 +30,18 @@ impl NarrowDecimal {
     pub(super) fn check(&self, range: Range<usize>, row: Row) -> Result<()> {
         let bits = 8 * self.width as u32;
         let unfit = match self.array.data_type() {
-            DataType::Decimal64(_, _) => {
-                let a = self
-                    .array
-                    .as_primitive::<arrow_array::types::Decimal64Type>();
-                let lo = -(1i64 << (bits - 1));
-                let hi = (1i64 << (bits - 1)) - 1;
-                range
-                    .clone()
-                    .find(|&i| a.is_valid(i) && !(lo..=hi).contains(&a.value(i)))
-                    .map(|i| (i, a.value(i).to_string()))
-            }
-            DataType::Decimal128(_, _) => {
-                let a = self
-                    .array
-                    .as_primitive::<arrow_array::types::Decimal128Type>();
-                let lo = -(1i128 << (bits - 1));
-                let hi = (1i128 << (bits - 1)) - 1;
-                range
-                    .clone()
-                    .find(|&i| a.is_valid(i) && !(lo..=hi).contains(&a.value(i)))
-                    .map(|i| (i, a.value(i).to_string()))
-            }
+            DataType::Decimal64(_, _) => first_unfit(
+                self.array
+                    .as_primitive::<arrow_array::types::Decimal64Type>(),
+                range.clone(),
+                bits,
+            ),
+            DataType::Decimal128(_, _) => first_unfit(
+                self.array
+                    .as_primitive::<arrow_array::types::Decimal128Type>(),
+                range.clone(),
+                bits,
+            ),
             DataType::Decimal256(_, _) => {
                 let a = self
                     .array
@@ -83,4 +73,22 @@ impl NarrowDecimal {
             None => Ok(()),
         }
     }
+}
+
+/// The first valid value in `range` of `a` outside a two's complement
+/// integer of `bits` bits, with its position, formatted.
+fn first_unfit<T: arrow_array::ArrowPrimitiveType>(
+    a: &arrow_array::PrimitiveArray<T>,
+    range: Range<usize>,
+    bits: u32,
+) -> Option<(usize, String)>
+where
+    T::Native: Into<i128> + std::fmt::Display,
+{
+    let lo = -(1i128 << (bits - 1));
+    let hi = (1i128 << (bits - 1)) - 1;
+    range
+        .into_iter()
+        .find(|&i| a.is_valid(i) && !(lo..=hi).contains(&a.value(i).into()))
+        .map(|i| (i, a.value(i).to_string()))
 }
