@@ -105,6 +105,29 @@ pub(crate) struct PageSink {
     /// Size of the current bulk block of the store path (pinned while any of
     /// its pages is held).
     store_block: usize,
+    hint: BlockHint,
+}
+
+/// What a column writer expects to store from now on, so that blocks fit
+/// what is written instead of doubling past it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BlockHint {
+    /// Bytes the rest of the current write will put in lent blocks (PLAIN
+    /// values kept where they are written, with their headers and levels);
+    /// a new lent block is made this large.
+    pub expected: usize,
+    /// At most the bytes the rest of the chunk can store; no new block is
+    /// made larger (unless one page needs it).
+    pub ceiling: usize,
+}
+
+impl Default for BlockHint {
+    fn default() -> Self {
+        Self {
+            expected: 0,
+            ceiling: usize::MAX,
+        }
+    }
 }
 
 impl std::fmt::Debug for PageSink {
@@ -129,28 +152,53 @@ impl PageSink {
             dictionary_len: 0,
             length: 0,
             store_block: 0,
+            hint: BlockHint::default(),
         }
     }
 
-    /// A new in-memory block of at least `need` bytes.
-    fn new_block(&mut self, need: usize) -> &mut Vec<u8> {
-        let size = next_block_size(&mut self.next_block, need);
+    /// A new in-memory block of at least `need` bytes: the next of the
+    /// doubling series, but no larger than the hint's ceiling, and as large
+    /// as its expected bytes when `lent` (a block for PLAIN values).
+    fn new_block(&mut self, need: usize, lent: bool) -> &mut Vec<u8> {
+        let size = self.block_size(need, lent, 0);
         let mut block = Vec::with_capacity(size);
         advise_huge_pages(block.as_mut_ptr(), block.capacity());
         self.blocks.push(block);
         self.blocks.last_mut().unwrap()
     }
 
-    /// The current block, with room for `additional` more bytes.
-    fn block_with_room(&mut self, additional: usize) -> &mut Vec<u8> {
+    /// Size of a new block of at least `need` bytes (see [`Self::new_block`]),
+    /// `moved` of them for a page moved into it, on top of what the hint counts.
+    fn block_size(&mut self, need: usize, lent: bool, moved: usize) -> usize {
+        let h = self.hint;
+        let size = next_block_size(&mut self.next_block, need).min(h.ceiling.saturating_add(moved));
+        let size = match lent {
+            true => size.max(h.expected.saturating_add(moved)),
+            false => size,
+        };
+        // The series goes on doubling from the largest block made so far, so
+        // that writes which each fill a block of their own size do not each
+        // need a new block (and a page moved into it).
+        self.next_block = self.next_block.max(size.saturating_mul(2).min(MAX_BLOCK));
+        size.max(need)
+    }
+
+    /// The current block, with room for `additional` more bytes (a new one
+    /// if it has not).
+    fn block_with_room(&mut self, additional: usize, lent: bool) -> &mut Vec<u8> {
         let fits = self
             .blocks
             .last()
             .is_some_and(|b| b.capacity() - b.len() >= additional);
         if !fits {
-            self.new_block(additional);
+            self.new_block(additional, lent);
         }
         self.blocks.last_mut().unwrap()
+    }
+
+    /// What the writer expects to store from now on, for sizing new blocks.
+    pub(crate) fn set_hint(&mut self, hint: BlockHint) {
+        self.hint = hint;
     }
 
     /// Whether a page's values can be written straight into its final place
@@ -172,7 +220,7 @@ impl PageSink {
         if self.lent.is_some() {
             return Err(internal("a block is already lent"));
         }
-        self.block_with_room(room);
+        self.block_with_room(room, true);
         let index = self.blocks.len() - 1;
         self.lent = Some(index);
         Ok(std::mem::take(&mut self.blocks[index]))
@@ -182,13 +230,15 @@ impl PageSink {
     /// `move_page` gets the new block, moves the page being written into it
     /// and returns the old block without it, which is taken back (and freed
     /// if nothing else is in it).
+    /// `moved` of the `room` bytes are for the page that moves.
     pub(crate) fn replace_lent_block(
         &mut self,
         room: usize,
+        moved: usize,
         move_page: impl FnOnce(Vec<u8>) -> Vec<u8>,
     ) -> Result<()> {
         let index = self.lent.ok_or_else(|| internal("no block is lent"))?;
-        let size = next_block_size(&mut self.next_block, room);
+        let size = self.block_size(room, true, moved);
         let mut fresh = Vec::with_capacity(size);
         advise_huge_pages(fresh.as_mut_ptr(), fresh.capacity());
         let old = move_page(fresh);
@@ -241,7 +291,7 @@ impl PageSink {
             } else {
                 let values = block[open.start + open.reserve..].to_vec();
                 block.truncate(open.start);
-                let fresh = self.new_block(prefix_len + values.len());
+                let fresh = self.new_block(prefix_len + values.len(), false);
                 fresh.resize(prefix_len, 0);
                 fresh.extend_from_slice(&values);
                 block_index = self.blocks.len() - 1;
@@ -291,7 +341,7 @@ impl PageSink {
                 Stored::Key(store.put(arena.split().freeze())?, header)
             }
             None => {
-                let block = self.block_with_room(len);
+                let block = self.block_with_room(len, false);
                 let start = block.len();
                 for p in parts {
                     block.extend_from_slice(p);

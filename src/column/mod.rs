@@ -113,14 +113,20 @@ impl ArrowColumnWriter {
     }
 
     /// Writes a leaf of a batch that was validated as a whole; with a
-    /// chunker (fast writers only), in content-defined chunks.
+    /// chunker (fast writers only), in content-defined chunks. The chunk
+    /// takes at most `rows_left` more rows, this write's included (`None`:
+    /// unknown; a hint for sizing page buffers).
     pub(crate) fn write_checked(
         &mut self,
         col: &ArrowLeafColumn,
         chunker: Option<&mut Chunker>,
+        rows_left: Option<usize>,
     ) -> Result<()> {
         match (&mut self.0, chunker) {
-            (WriterInner::Flba(w), chunker) => col.write_fast(w, chunker, true),
+            (WriterInner::Flba(w), chunker) => {
+                w.set_rows_left(rows_left);
+                col.write_fast(w, chunker, true)
+            }
             (WriterInner::Parquet(w), None) => col.with_parquet_leaf(|leaf| w.write(leaf)),
             (WriterInner::Parquet(_), Some(_)) => Err(ParquetError::General(
                 "content-defined chunking is only applied by this crate's writers".into(),

@@ -18,19 +18,39 @@ pub(crate) struct Dictionary {
     /// Stored hash of each entry (to skip most byte comparisons and to rehash).
     hashes: Vec<u32>,
     len: usize,
+    /// Entries the value store and hashes hold without growing.
+    room: usize,
+    /// The table grows when `len` reaches this.
+    grow_at: usize,
+    /// The most entries the dictionary is expected to reach before the
+    /// column falls back (0: unknown); growth stops short of doubling past it.
+    expected: usize,
     /// Indices buffered for the current data page.
     indices: Vec<u32>,
     rle: RleEncoder,
 }
 
 impl Dictionary {
+    /// An empty dictionary of `width`-byte values.
+    #[cfg(test)]
     pub(crate) fn new(width: usize) -> Self {
+        Self::with_expected(width, 0)
+    }
+
+    /// An empty dictionary of `width`-byte values expected to hold at most
+    /// `expected` entries (0 if unknown): its arrays grow geometrically, but
+    /// not past that, so a dictionary that fills its page limit and falls
+    /// back holds about the page limit, not up to twice it.
+    pub(crate) fn with_expected(width: usize, expected: usize) -> Self {
         Self {
             width,
             values: Vec::new(),
             slots: Vec::new(),
             hashes: Vec::new(),
             len: 0,
+            room: 0,
+            grow_at: 0,
+            expected,
             indices: Vec::new(),
             rle: RleEncoder::new(0),
         }
@@ -108,7 +128,7 @@ impl Dictionary {
 
     #[inline(always)]
     fn intern_fixed<const W: usize>(&mut self, value: &[u8; W], hash: u32) -> u32 {
-        if self.len * 2 >= self.slots.len() {
+        if self.len >= self.grow_at {
             self.grow();
         }
         let mask = self.slots.len() - 1;
@@ -132,7 +152,7 @@ impl Dictionary {
 
     #[inline(always)]
     fn intern(&mut self, value: &[u8], hash: u32) -> u32 {
-        if self.len * 2 >= self.slots.len() {
+        if self.len >= self.grow_at {
             self.grow();
         }
         let mask = self.slots.len() - 1;
@@ -157,14 +177,42 @@ impl Dictionary {
     fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
         let key = self.len as u32;
         self.slots[pos] = key + 1;
+        if self.len == self.room {
+            self.reserve_entries();
+        }
         self.hashes.push(hash);
         self.values.extend_from_slice(value);
         self.len += 1;
         key
     }
 
+    /// Room for more entries: twice as many, or up to the expected count.
+    #[cold]
+    fn reserve_entries(&mut self) {
+        let mut target = (self.len * 2).max(64);
+        if self.expected > self.len {
+            target = target.min(self.expected);
+        }
+        let more = target - self.len;
+        self.hashes.reserve_exact(more);
+        self.values.reserve_exact(more * self.width);
+        self.room = self
+            .hashes
+            .capacity()
+            .min(self.values.capacity() / self.width.max(1));
+    }
+
+    /// Doubles the table (rehashing every entry). The table is kept at most
+    /// half full, except that a table at most 3/5 full with the expected
+    /// count of entries is not doubled before that count is reached.
+    #[cold]
     fn grow(&mut self) {
         let capacity = (self.slots.len() * 2).max(64);
+        let half = capacity / 2;
+        self.grow_at = match self.expected {
+            e if e > half && e.saturating_mul(5) <= capacity.saturating_mul(3) => e,
+            _ => half,
+        };
         self.slots.clear();
         self.slots.resize(capacity, 0);
         let mask = capacity - 1;

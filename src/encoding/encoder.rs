@@ -158,7 +158,14 @@ impl ColumnEncoder {
                 && (crate::compat::FLBA_DICTIONARY_UNDER_V1
                     || integers
                     || props.writer_version() == WriterVersion::PARQUET_2_0))
-                .then(|| Dictionary::new(width)),
+                .then(|| {
+                    // The entries of a full dictionary page, plus one batch
+                    // that may cross the limit before the fallback.
+                    let expected = (props.column_dictionary_page_size_limit(path) / width.max(1))
+                        .saturating_add(props.write_batch_size())
+                        .saturating_add(1);
+                    Dictionary::with_expected(width, expected)
+                }),
             fallback,
             extremes: PageExtremes {
                 order,

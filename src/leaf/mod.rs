@@ -166,6 +166,7 @@ impl FlbaColumnWriter {
         let b = &mut self.builder;
         match cdc {
             None => {
+                b.expect(view.values_in(0, view.num_levels()), view.num_levels(), 0);
                 let whole = Span {
                     levels: 0..view.num_levels(),
                     first_value: 0,
@@ -176,6 +177,12 @@ impl FlbaColumnWriter {
                 batches::write_content_defined(b, self.width, view, values, chunker, array)
             }
         }
+    }
+
+    /// The chunk will take at most `rows` more rows (`None`: unknown); a
+    /// hint for sizing its page blocks.
+    pub(crate) fn set_rows_left(&mut self, rows: Option<usize>) {
+        self.builder.set_rows_left(rows);
     }
 
     /// Heap bytes held by the writer, including the (boxed) writer itself.

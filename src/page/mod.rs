@@ -29,7 +29,7 @@ pub(crate) mod statistics;
 pub(crate) use level_encoding::MiniBatchLevels;
 pub(crate) use settings::ColumnSettings;
 
-use crate::chunk::PageSink;
+use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::ColumnEncoder;
 use crate::values::{ValueOrder, ValueSource};
 use index::PageIndexes;
@@ -51,6 +51,20 @@ pub(crate) struct PageBuilder {
     statistics: ChunkStatistics,
     indexes: PageIndexes,
     output: PageOutput,
+    /// What the current write has yet to hand over (see [`Self::expect`]).
+    expected: Expected,
+    /// At most the values the chunk can still take (see
+    /// [`Self::set_rows_left`]).
+    ceiling: Option<usize>,
+}
+
+/// What the rest of a write will hand a [`PageBuilder`].
+#[derive(Debug, Default, Clone, Copy)]
+struct Expected {
+    values: usize,
+    levels: usize,
+    /// Pages cut other than by the page limits (content-defined chunks).
+    cuts: usize,
 }
 
 impl std::fmt::Debug for PageBuilder {
@@ -81,6 +95,8 @@ impl PageBuilder {
             output: PageOutput::try_new(&s, sink)?,
             s,
             descr,
+            expected: Expected::default(),
+            ceiling: None,
         })
     }
 
@@ -121,6 +137,51 @@ impl PageBuilder {
         self.encoder.memory_size() + self.levels.memory_size() + self.output.memory_size()
     }
 
+    /// The current write will hand over `values` values in `levels` levels,
+    /// and cut `cuts` pages besides those the page limits cut: in-memory
+    /// PLAIN pages then get a block sized for all of them at once rather than
+    /// blocks doubling past what the write needs.
+    pub(crate) fn expect(&mut self, values: usize, levels: usize, cuts: usize) {
+        self.expected = Expected {
+            values,
+            levels,
+            cuts,
+        };
+    }
+
+    /// The chunk will take at most `rows` more rows, this write's included
+    /// (`None`: unknown). A leaf that is not repeated has at most a value per
+    /// row, so new blocks need not be larger than those values take.
+    pub(crate) fn set_rows_left(&mut self, rows: Option<usize>) {
+        self.ceiling = rows.filter(|_| self.s.max_rep == 0);
+    }
+
+    /// How large new blocks for this column's pages should be: PLAIN pages
+    /// kept in memory take `headroom` in front of their values.
+    fn block_hint(&self, headroom: usize) -> BlockHint {
+        let e = self.expected;
+        BlockHint {
+            expected: self.page_bytes(e.values, e.levels, e.cuts, headroom),
+            ceiling: self.ceiling.map_or(usize::MAX, |values| {
+                self.page_bytes(values, values, e.cuts, headroom)
+            }),
+        }
+    }
+
+    /// A generous estimate of the bytes in-memory PLAIN pages of `values`
+    /// values in `levels` levels take, with `headroom` in front of each page
+    /// and `cuts` pages cut besides those the page limits cut.
+    fn page_bytes(&self, values: usize, levels: usize, cuts: usize, headroom: usize) -> usize {
+        let bytes = values.saturating_mul(self.s.width);
+        let pages = (bytes / self.s.data_page_size_limit.max(1))
+            .saturating_add(levels / self.s.data_page_row_count_limit.max(1))
+            .saturating_add(cuts)
+            .saturating_add(3);
+        bytes
+            .saturating_add(pages.saturating_mul(headroom))
+            .saturating_add(bytes / 256 + 4096)
+    }
+
     /// Writes one mini-batch: `num_levels` levels given by `levels`, and the
     /// batch's non-null values.
     pub(crate) fn write_mini_batch(
@@ -143,13 +204,17 @@ impl PageBuilder {
     ) -> Result<()> {
         let num_values = values.count();
         let rows = self.levels.put(num_levels, num_values, def, rep)?;
+        self.expected.levels = self.expected.levels.saturating_sub(num_levels);
         self.page.nulls += (num_levels - num_values) as u64;
         self.page.rows += rows as u32;
         if num_values > 0 {
             let headroom = self.page_headroom();
+            self.output.set_block_hint(self.block_hint(headroom));
             self.output
                 .supply_block(&mut self.encoder, headroom, num_values * self.s.width)?;
             self.encoder.write(values)?;
+            self.expected.values = self.expected.values.saturating_sub(num_values);
+            self.ceiling = self.ceiling.map(|c| c.saturating_sub(num_values));
         }
 
         let page_was_empty = self.page.levels == 0;

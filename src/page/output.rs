@@ -9,7 +9,7 @@
 use super::header::{PageKind, PageStatistics, write_page_header};
 use super::metrics::WrittenPage;
 use super::settings::ColumnSettings;
-use crate::chunk::PageSink;
+use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::block::PageBlock;
 use crate::encoding::{ColumnEncoder, DictionaryPage, PageBytes};
 use parquet::basic::Encoding;
@@ -131,11 +131,21 @@ impl PageOutput {
             && self.sink.has_lent_block()
             && block.room() < need
         {
-            let room = block.page_len() + need;
+            let moved = block.page_len();
             self.sink
-                .replace_lent_block(room, |fresh| encoder.move_page_block(fresh))?;
+                .replace_lent_block(moved + need, moved, |fresh| encoder.move_page_block(fresh))?;
         }
         Ok(())
+    }
+
+    /// How large new blocks of the sink should be: `hint`, except that with
+    /// a codec lent blocks only hold one page before it is compressed (and
+    /// are reused), so they are not made large up front.
+    pub(crate) fn set_block_hint(&mut self, mut hint: BlockHint) {
+        if self.codec.is_some() {
+            hint.expected = 0;
+        }
+        self.sink.set_hint(hint);
     }
 
     /// Writes a data page with `head` and `values`.

@@ -280,9 +280,10 @@ impl<W: Write + Send> RowGroupWriter<W> {
         if self.pool.is_some() {
             return self.write_part_parallel(part, leaves);
         }
+        let rows_left = self.max_rows.map(|max| max.saturating_sub(row_group.rows));
         for ((leaf, writer), column) in row_group.writers.iter_mut().zip(&leaves) {
             let chunker = self.chunkers.as_mut().and_then(|c| c.get_mut(*leaf));
-            writer.write_checked(column, chunker.and_then(Option::as_mut))?;
+            writer.write_checked(column, chunker.and_then(Option::as_mut), rows_left)?;
         }
         self.sink.get_mut().write_rows(part)?;
         row_group.rows += part.num_rows();

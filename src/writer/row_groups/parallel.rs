@@ -90,6 +90,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
         leaves: Vec<ArrowLeafColumn>,
     ) -> Result<()> {
         let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
+        let rows_left = self.max_rows.map(|max| max.saturating_sub(row_group.rows));
         let writers = std::mem::take(&mut row_group.writers);
         let mut order = Vec::with_capacity(writers.len());
         let mut tasks: Vec<Task<Written>> = Vec::with_capacity(writers.len());
@@ -101,7 +102,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 .and_then(Option::take);
             order.push(leaf);
             tasks.push(Box::new(move || {
-                let result = writer.write_checked(&column, chunker.as_mut());
+                let result = writer.write_checked(&column, chunker.as_mut(), rows_left);
                 (writer, chunker, result)
             }));
         }
