@@ -561,10 +561,9 @@ fn bytes_allocated_per_file() {
     let _serial = serial();
     const N: usize = 1 << 20;
     let mut r = rng(7);
-    let d128 = Decimal128Array::from_iter_values((0..N).map(|_| {
-        let v = ((r() as i128) << 64 | r() as i128) % 10i128.pow(38);
-        v
-    }))
+    let d128 = Decimal128Array::from_iter_values(
+        (0..N).map(|_| ((r() as i128) << 64 | r() as i128) % 10i128.pow(38)),
+    )
     .with_precision_and_scale(38, 10)
     .unwrap();
     let uuids = FixedSizeBinaryArray::try_from_iter((0..N).map(|_| {
