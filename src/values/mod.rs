@@ -342,4 +342,84 @@ mod tests {
         v.convert_range(0, 2, &mut out, None);
         assert_eq!(out, [3, 4, 5, 6]);
     }
+
+    /// `gather` gives the bytes and extremes positions of converting each
+    /// position on its own, for every kind and width (the sparse path of
+    /// nullable and nested leaves).
+    #[test]
+    fn gather_matches_one_value_at_a_time() {
+        use arrow_array::{
+            ArrayRef, Decimal32Array, Decimal64Array, Float16Array, IntervalDayTimeArray,
+            IntervalYearMonthArray,
+        };
+        use arrow_buffer::IntervalDayTime;
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        use std::sync::Arc;
+        let mut r = StdRng::seed_from_u64(5);
+        let n = 300;
+        let i128s: Vec<i128> = (0..n).map(|_| r.random::<i64>() as i128 * 1000).collect();
+        let mut cases: Vec<(FlbaKind, usize, ArrayRef)> = Vec::new();
+        let d128: ArrayRef = Arc::new(Decimal128Array::from(i128s.clone()));
+        let d256: ArrayRef = Arc::new(Decimal256Array::from(
+            i128s
+                .iter()
+                .map(|&v| i256::from_i128(v))
+                .collect::<Vec<_>>(),
+        ));
+        for w in [4, 8, 9, 10, 12, 16] {
+            cases.push((FlbaKind::Decimal128, w, d128.clone()));
+        }
+        for w in [4, 8, 9, 13, 16, 17, 24, 32] {
+            cases.push((FlbaKind::Decimal256, w, d256.clone()));
+        }
+        let small: Vec<i32> = (0..n).map(|_| r.random()).collect();
+        cases.push((
+            FlbaKind::Decimal32,
+            4,
+            Arc::new(Decimal32Array::from(small.clone())),
+        ));
+        let d64 = Decimal64Array::from(small.iter().map(|&v| v as i64).collect::<Vec<_>>());
+        cases.push((FlbaKind::Decimal64, 8, Arc::new(d64.clone())));
+        cases.push((FlbaKind::Decimal64, 4, Arc::new(d64)));
+        for w in [2usize, 3, 4, 8, 12, 16, 20, 32] {
+            let bytes: Vec<Vec<u8>> = (0..n)
+                .map(|_| (0..w).map(|_| r.random()).collect())
+                .collect();
+            let a = FixedSizeBinaryArray::try_from_iter(bytes.into_iter()).unwrap();
+            cases.push((FlbaKind::FixedSizeBinary, w, Arc::new(a)));
+        }
+        let f16 = Float16Array::from(
+            (0..n)
+                .map(|_| half::f16::from_bits(r.random()))
+                .collect::<Vec<_>>(),
+        );
+        cases.push((FlbaKind::Float16, 2, Arc::new(f16)));
+        cases.push((
+            FlbaKind::IntervalYearMonth,
+            12,
+            Arc::new(IntervalYearMonthArray::from(small)),
+        ));
+        let dt = IntervalDayTimeArray::from(
+            (0..n)
+                .map(|_| IntervalDayTime::new(r.random(), r.random()))
+                .collect::<Vec<_>>(),
+        );
+        cases.push((FlbaKind::IntervalDayTime, 12, Arc::new(dt)));
+        for (kind, width, array) in cases {
+            let array = array.slice(3, n - 3);
+            let v = NativeValues::new(kind, width, array.as_ref()).unwrap();
+            for round in 0..20 {
+                let k = r.random_range(0..60);
+                let positions: Vec<usize> = (0..k).map(|_| r.random_range(0..n - 3)).collect();
+                let (mut got, mut want) = (vec![1u8], vec![1u8]);
+                let (mut eg, mut ew) = (Extremes::default(), Extremes::default());
+                v.gather(&positions, &mut got, Some(&mut eg));
+                for &p in &positions {
+                    v.convert_range(p, p + 1, &mut want, Some(&mut ew));
+                }
+                assert_eq!(got, want, "{kind:?} width {width} round {round}");
+                assert_eq!(eg.positions(), ew.positions(), "{kind:?} width {width}");
+            }
+        }
+    }
 }

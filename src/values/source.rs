@@ -3,7 +3,10 @@
 //! a contiguous run at a time.
 
 use super::{Extremes, NativeValues};
-use arrow_buffer::bit_iterator::BitSliceIterator;
+use arrow_buffer::bit_iterator::{BitIndexIterator, BitSliceIterator};
+
+/// Positions gathered at a time from a sparse validity bitmap.
+const GATHER_BLOCK: usize = 256;
 
 /// The non-null values of one mini-batch, in a form that can be borrowed or
 /// converted into a buffer.
@@ -90,35 +93,35 @@ impl ValueSource for BitmapValues<'_> {
     fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
         out.reserve(self.count * self.values.width());
         let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
-        for (start, end) in BitSliceIterator::new(self.bits, self.bit_offset, self.len) {
-            self.values
-                .convert_range(self.offset + start, self.offset + end, out, e.as_mut());
+        if self.count * 2 <= self.len {
+            // Sparse: runs are short, so the valid positions are gathered a
+            // block at a time and converted with one dispatch per block.
+            let mut at = [0usize; GATHER_BLOCK];
+            let mut k = 0;
+            for i in BitIndexIterator::new(self.bits, self.bit_offset, self.len) {
+                at[k] = self.offset + i;
+                k += 1;
+                if k == GATHER_BLOCK {
+                    self.values.gather(&at, out, e.as_mut());
+                    k = 0;
+                }
+            }
+            self.values.gather(&at[..k], out, e.as_mut());
+        } else {
+            for (start, end) in BitSliceIterator::new(self.bits, self.bit_offset, self.len) {
+                self.values
+                    .convert_range(self.offset + start, self.offset + end, out, e.as_mut());
+            }
         }
         e.and_then(|e| e.positions())
     }
 }
 
-/// The values at the given positions (contiguous runs converted at once).
+/// The values at the given positions (gathered, or converted at once when
+/// they are one run).
 pub(crate) struct IndexValues<'a> {
     pub(crate) values: &'a NativeValues<'a>,
     pub(crate) indices: &'a [usize],
-}
-
-impl IndexValues<'_> {
-    /// Maximal runs of consecutive positions.
-    fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let mut i = 0;
-        std::iter::from_fn(move || {
-            let start = *self.indices.get(i)?;
-            let mut end = start + 1;
-            i += 1;
-            while i < self.indices.len() && self.indices[i] == end {
-                end += 1;
-                i += 1;
-            }
-            Some((start, end))
-        })
-    }
 }
 
 impl ValueSource for IndexValues<'_> {
@@ -138,8 +141,15 @@ impl ValueSource for IndexValues<'_> {
 
     fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
         let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
-        for (start, end) in self.runs() {
-            self.values.convert_range(start, end, out, e.as_mut());
+        let first = self.indices.first().copied().unwrap_or(0);
+        if self.indices.last() == Some(&(first + self.indices.len() - 1))
+            && self.indices.windows(2).all(|w| w[1] == w[0] + 1)
+        {
+            // One run (a leaf without nulls or empty lists here).
+            self.values
+                .convert_range(first, first + self.indices.len(), out, e.as_mut());
+        } else {
+            self.values.gather(self.indices, out, e.as_mut());
         }
         e.and_then(|e| e.positions())
     }
