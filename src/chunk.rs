@@ -1,9 +1,13 @@
 //! Column chunks: where finished pages are kept until the row group is
 //! written, and how they are spliced into the file.
 //!
-//! In memory, pages live in a few large blocks (growing from 64 KiB to 8 MiB),
-//! recorded as ranges, so a column chunk costs a handful of allocations however
-//! many pages it has. A block can be lent out for a page to be written at its
+//! In memory, pages live in a few large blocks, recorded as ranges, so a
+//! column chunk costs a handful of allocations however many pages it has.
+//! Blocks double from 64 KiB up to 8 MiB, except as the column writer's
+//! [`BlockHint`] says: a block for PLAIN values is made as large as the rest
+//! of the current write needs (one write, one block), and no block is made
+//! larger than the rest of the row group can fill, so little is allocated
+//! past the pages themselves. A block can be lent out for a page to be written at its
 //! end (PLAIN values straight where their page will stay, with room left in
 //! front for the page header and levels) and taken back with that page in it,
 //! so those values are never copied on their way into the chunk.

@@ -376,6 +376,69 @@ fn decimal_nonnull(rows: usize) -> RecordBatch {
     ])
 }
 
+// ---------------------------------------------------------------------------
+// Anchor shapes (the shapes the pyarrow / polars / DuckDB anchor script times)
+// ---------------------------------------------------------------------------
+
+/// Names of the anchor shapes, in report order: `Decimal128(38,10)` +
+/// `Decimal256(76,10)` nullable with 75% / 0% nulls and required;
+/// `FixedSizeBinary(16)` nullable with 90% / 0% nulls; required UUIDv4;
+/// required `Decimal128(38,2)` with 1,000 distinct values.
+pub const ANCHOR_SHAPES: [&str; 7] = [
+    "decimal_n75",
+    "decimal_n0",
+    "decimal_req",
+    "fsb_n90",
+    "fsb_n0",
+    "uuid",
+    "dec128_lowcard",
+];
+
+/// The anchor shape `name` with `rows` rows (deterministic), or `None`.
+/// Same types, nullability and null densities as the anchor script's
+/// shapes; values are random within the precision (their generators differ,
+/// their distributions match).
+pub fn anchor_shape(name: &str, rows: usize) -> Option<RecordBatch> {
+    let decimals = |null_density: f64, nullable: bool| {
+        let mut r = rng(10);
+        let n128 = random_nulls(&mut r, rows, null_density);
+        let d128: Vec<i128> = (0..rows)
+            .map(|_| r.random_range(-MAX_DECIMAL128_38..=MAX_DECIMAL128_38))
+            .collect();
+        let d128 = Decimal128Array::new(d128.into(), n128)
+            .with_precision_and_scale(38, 10)
+            .unwrap();
+        let n256 = random_nulls(&mut r, rows, null_density);
+        let d256: Vec<i256> = (0..rows).map(|_| random_i256_within(&mut r, 76)).collect();
+        let d256 = Decimal256Array::new(d256.into(), n256)
+            .with_precision_and_scale(76, 10)
+            .unwrap();
+        batch(vec![
+            ("d128", nullable, Arc::new(d128)),
+            ("d256", nullable, Arc::new(d256)),
+        ])
+    };
+    let fsb16 = |null_density: f64, nullable: bool, uuid: bool| {
+        let mut r = rng(11);
+        let nulls = random_nulls(&mut r, rows, null_density);
+        batch(vec![(
+            "fsb16",
+            nullable,
+            random_fsb16(&mut r, rows, nulls, uuid),
+        )])
+    };
+    Some(match name {
+        "decimal_n75" => decimals(0.75, true),
+        "decimal_n0" => decimals(0.0, true),
+        "decimal_req" => decimals(0.0, false),
+        "fsb_n90" => fsb16(0.9, true, false),
+        "fsb_n0" => fsb16(0.0, true, false),
+        "uuid" => fsb16(0.0, false, true),
+        "dec128_lowcard" => decimal128_lowcard(rows),
+        _ => return None,
+    })
+}
+
 /// Random validity with `null_density` nulls, or `None` when it is 0.
 fn random_nulls(r: &mut StdRng, rows: usize, null_density: f64) -> Option<NullBuffer> {
     (null_density > 0.0).then(|| {

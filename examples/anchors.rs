@@ -1,0 +1,187 @@
+//! Value MiB/s of `parquet`'s `ArrowWriter` and of this crate on the anchor
+//! shapes: the shapes that the pyarrow / polars / DuckDB anchor script
+//! (`bench_py.py`, kept outside this repository with the other anchors)
+//! times, so that the numbers can be set side by side, cell by cell, when
+//! both are run in the same window.
+//!
+//! Each cell: one warm-up, then `--reps` writes (`try_new`, `write`, `close`)
+//! of one 1,048,576-row batch into a reused in-memory buffer, timed in
+//! process CPU time (single-threaded writers, so CPU time is their time);
+//! the median and the best are reported as value MiB/s: the non-null value
+//! bytes at their Parquet width (16 for `Decimal128(38,_)` and
+//! `FixedSizeBinary(16)`, 32 for `Decimal256(76,_)`) ÷ time, as the anchor
+//! script counts them.
+//!
+//! ```text
+//! cargo run --release --example anchors
+//! cargo run --release --example anchors -- --reps 9 --shapes decimal_req,uuid --configs default,zstd
+//! ```
+//!
+//! Flags: `--reps N` (default 7), `--shapes a,b` (default: all),
+//! `--configs x,y` (default: default, bloom_filter, parquet_2, zstd,
+//! zstd_parquet_2, cdc), `--rows N` (default 1,048,576).
+
+include!("../src/versions.rs");
+
+#[path = "../benches/workloads/mod.rs"]
+#[allow(dead_code)]
+mod workloads;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use workloads::{ANCHOR_SHAPES, DEFAULT_ROWS, Writer, anchor_shape, config, write_file};
+
+/// CPU time of this process so far.
+#[cfg(target_os = "linux")]
+fn cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant
+    // the kernel knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Elsewhere: wall time (the writers are single-threaded).
+#[cfg(not(target_os = "linux"))]
+fn cpu_time() -> Duration {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
+}
+
+struct Args {
+    reps: usize,
+    rows: usize,
+    shapes: Vec<String>,
+    configs: Vec<String>,
+}
+
+const USAGE: &str = "usage: anchors [--reps N] [--rows N] [--shapes a,b] [--configs x,y]";
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        reps: 7,
+        rows: DEFAULT_ROWS,
+        shapes: ANCHOR_SHAPES.iter().map(|s| s.to_string()).collect(),
+        configs: [
+            "default",
+            "bloom_filter",
+            "parquet_2",
+            "zstd",
+            "zstd_parquet_2",
+            "cdc",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+        };
+        let list = |v: String| -> Vec<String> {
+            v.split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        match flag.as_str() {
+            "--reps" | "--rows" => {
+                let v = value()?;
+                let n = v
+                    .replace(['_', ','], "")
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("{flag}: '{v}' is not a positive integer"))?;
+                if flag == "--reps" {
+                    args.reps = n;
+                } else {
+                    args.rows = n;
+                }
+            }
+            "--shapes" => args.shapes = list(value()?),
+            "--configs" => args.configs = list(value()?),
+            "--help" | "-h" => {
+                println!("{USAGE}\nshapes: {}", ANCHOR_SHAPES.join(", "));
+                std::process::exit(0);
+            }
+            _ => return Err(format!("unknown argument '{flag}'\n{USAGE}")),
+        }
+    }
+    for s in &args.shapes {
+        if !ANCHOR_SHAPES.contains(&s.as_str()) {
+            return Err(format!(
+                "unknown shape '{s}'; known: {}",
+                ANCHOR_SHAPES.join(", ")
+            ));
+        }
+    }
+    for c in &args.configs {
+        if config(c).is_none() {
+            return Err(format!("unknown configuration '{c}'"));
+        }
+    }
+    Ok(args)
+}
+
+fn run() -> Result<(), String> {
+    let args = parse_args()?;
+    println!(
+        "# Value MiB/s, {} rows, CPU time, median (best) of {} writes\n",
+        workloads::thousands(args.rows as u64),
+        args.reps
+    );
+    println!("| shape | config | value MiB | parquet MiB/s | parquet-flba MiB/s | ratio |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let mut out = Vec::new();
+    for shape in &args.shapes {
+        let batch = anchor_shape(shape, args.rows).expect("validated");
+        let value_mib = workloads::mib(workloads::value_bytes(&batch));
+        let batches = std::slice::from_ref(&batch);
+        for name in &args.configs {
+            let mut rates = [(0.0f64, 0.0f64); 2];
+            for (slot, writer) in Writer::BOTH.into_iter().enumerate() {
+                let mut times = Vec::with_capacity(args.reps);
+                for rep in 0..=args.reps {
+                    out.clear();
+                    let props = config(name).expect("validated");
+                    let start = cpu_time();
+                    write_file(writer, &mut out, batch.schema(), batches, props)
+                        .map_err(|e| format!("{} on {shape}/{name}: {e}", writer.name()))?;
+                    let t = (cpu_time() - start).as_secs_f64();
+                    if rep > 0 {
+                        times.push(t);
+                    }
+                }
+                times.sort_by(f64::total_cmp);
+                let median = times[times.len() / 2];
+                rates[slot] = (value_mib / median, value_mib / times[0]);
+            }
+            let [(p, pb), (f, fb)] = rates;
+            println!(
+                "| {shape} | {name} | {value_mib:.1} | {p:.0} ({pb:.0}) | {f:.0} ({fb:.0}) | {:.2}x |",
+                f / p
+            );
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
