@@ -24,7 +24,6 @@
 include!("../src/versions.rs");
 
 #[path = "../benches/workloads/mod.rs"]
-#[allow(dead_code)]
 mod workloads;
 
 use std::process::ExitCode;
