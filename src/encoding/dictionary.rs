@@ -126,48 +126,35 @@ impl Dictionary {
         }
     }
 
+    /// [`Self::intern`] of a value of the const width `W` (the comparisons
+    /// compile to fixed-size ones).
     #[inline(always)]
     fn intern_fixed<const W: usize>(&mut self, value: &[u8; W], hash: u32) -> u32 {
-        if self.len >= self.grow_at {
-            self.grow();
-        }
-        let mask = self.slots.len() - 1;
-        let mut pos = hash as usize & mask;
-        loop {
-            let slot = self.slots[pos];
-            if slot == 0 {
-                return self.insert_at(pos, value, hash);
-            }
-            let key = slot - 1;
-            if self.hashes[key as usize] == hash {
-                let start = key as usize * W;
-                let stored: &[u8; W] = self.values[start..start + W].try_into().unwrap();
-                if stored == value {
-                    return key;
-                }
-            }
-            pos = (pos + 1) & mask;
-        }
+        self.intern_sized(value, W, hash)
     }
 
     #[inline(always)]
     fn intern(&mut self, value: &[u8], hash: u32) -> u32 {
+        self.intern_sized(value, self.width, hash)
+    }
+
+    /// The key of `value` (`width` bytes, the dictionary's width), inserting
+    /// it if it is new.
+    #[inline(always)]
+    fn intern_sized(&mut self, value: &[u8], width: usize, hash: u32) -> u32 {
         if self.len >= self.grow_at {
             self.grow();
         }
         let mask = self.slots.len() - 1;
         let mut pos = hash as usize & mask;
         loop {
-            let slot = self.slots[pos];
-            if slot == 0 {
-                return self.insert_at(pos, value, hash);
-            }
-            let key = slot - 1;
-            if self.hashes[key as usize] == hash {
-                let start = key as usize * self.width;
-                if &self.values[start..start + self.width] == value {
-                    return key;
-                }
+            let key = match self.slots[pos] {
+                0 => return self.insert_at(pos, value, hash),
+                slot => slot - 1,
+            };
+            let start = key as usize * width;
+            if self.hashes[key as usize] == hash && self.values[start..start + width] == *value {
+                return key;
             }
             pos = (pos + 1) & mask;
         }

@@ -264,15 +264,13 @@ impl PageBuilder {
     }
 
     fn should_add_data_page(&self) -> bool {
-        if self.page.levels == 0 {
-            return false;
-        }
-        self.page.rows as usize >= self.s.data_page_row_count_limit
-            || self
-                .encoder
-                .estimated_data_page_size()
-                .saturating_sub(self.page.exemption)
-                >= self.s.data_page_size_limit
+        let page = &self.page;
+        let rows_full = page.rows as usize >= self.s.data_page_row_count_limit;
+        let counted = self.encoder.estimated_data_page_size();
+        // A page exempted up to a size (the first value of a delta page) is
+        // full only past it.
+        let bytes_full = counted.saturating_sub(page.exemption) >= self.s.data_page_size_limit;
+        page.levels > 0 && (rows_full || bytes_full)
     }
 
     fn dict_fallback(&mut self) -> Result<()> {
