@@ -102,15 +102,7 @@ fn parse_args() -> Result<Args, String> {
                     args.configs.push(name.to_string());
                 }
             }
-            "--rows" => {
-                let v = value()?;
-                args.rows = v
-                    .replace(['_', ','], "")
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("--rows: '{v}' is not a positive integer"))?;
-            }
+            "--rows" => args.rows = workloads::parse_count("--rows", &value()?)?,
             _ => return Err(format!("unknown argument '{arg}'\n{USAGE}")),
         }
     }
@@ -245,11 +237,5 @@ fn run() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    workloads::exit_code(run())
 }

@@ -29,7 +29,10 @@ mod workloads;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use workloads::{ANCHOR_SHAPES, DEFAULT_ROWS, Writer, anchor_shape, config, write_file};
+use workloads::{
+    ANCHOR_SHAPES, CONFIG_NAMES, DEFAULT_ROWS, Writer, anchor_shape, config, exit_code,
+    parse_count, write_file,
+};
 
 /// CPU time of this process so far.
 #[cfg(target_os = "linux")]
@@ -68,17 +71,9 @@ fn parse_args() -> Result<Args, String> {
         reps: 7,
         rows: DEFAULT_ROWS,
         shapes: ANCHOR_SHAPES.iter().map(|s| s.to_string()).collect(),
-        configs: [
-            "default",
-            "bloom_filter",
-            "parquet_2",
-            "zstd",
-            "zstd_parquet_2",
-            "cdc",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
+        // The six configurations named as in parquet's writer bench (the
+        // anchor script has no `plain_nostats`).
+        configs: CONFIG_NAMES[..6].iter().map(|s| s.to_string()).collect(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -93,20 +88,8 @@ fn parse_args() -> Result<Args, String> {
                 .collect()
         };
         match flag.as_str() {
-            "--reps" | "--rows" => {
-                let v = value()?;
-                let n = v
-                    .replace(['_', ','], "")
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("{flag}: '{v}' is not a positive integer"))?;
-                if flag == "--reps" {
-                    args.reps = n;
-                } else {
-                    args.rows = n;
-                }
-            }
+            "--reps" => args.reps = parse_count(&flag, &value()?)?,
+            "--rows" => args.rows = parse_count(&flag, &value()?)?,
             "--shapes" => args.shapes = list(value()?),
             "--configs" => args.configs = list(value()?),
             "--help" | "-h" => {
@@ -176,11 +159,5 @@ fn run() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(run())
 }

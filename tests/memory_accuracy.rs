@@ -551,11 +551,11 @@ fn allocated_by(write: impl FnOnce()) -> usize {
     ALLOCATED.load(Ordering::SeqCst) - before
 }
 
-/// One file of 1,048,576 non-null values per column, default configuration,
-/// written whole and in 8 batches: the bytes this crate allocates from
+/// One file of 1,048,576 non-null values, default configuration, written
+/// whole and in 8 and 128 batches: the bytes this crate allocates from
 /// `try_new` to `close` (into a pre-sized output, so the output buffer is not
-/// counted) stay within 1.25× the value bytes; `parquet`'s figure is printed
-/// beside it.
+/// counted) stay within 1.25× the value bytes, the leaf is on the fast path
+/// and the file is `parquet`'s (whose allocations are printed beside).
 #[test]
 fn bytes_allocated_per_file() {
     let _serial = serial();
@@ -581,29 +581,45 @@ fn bytes_allocated_per_file() {
             let parts: Vec<RecordBatch> = (0..batches)
                 .map(|k| batch.slice(k * N / batches, N / batches))
                 .collect();
-            let out_capacity = value_bytes * 2;
-            let ours = {
-                let mut out = Vec::with_capacity(out_capacity);
-                allocated_by(|| {
-                    let mut w = ArrowWriter::try_new(&mut out, batch.schema(), None).unwrap();
-                    for b in &parts {
-                        w.write(b).unwrap();
-                    }
-                    w.close().unwrap();
-                })
-            };
-            let theirs = {
-                let mut out = Vec::with_capacity(out_capacity);
-                allocated_by(|| {
-                    let mut w =
-                        parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), None)
-                            .unwrap();
-                    for b in &parts {
-                        w.write(b).unwrap();
-                    }
-                    w.close().unwrap();
-                })
-            };
+            // One file with either writer (same API): its bytes and the bytes
+            // allocated to write it; `$check` sees the open writer.
+            macro_rules! measure {
+                ($writer:ty, $check:expr) => {{
+                    let mut out = Vec::with_capacity(value_bytes * 2);
+                    let allocated = allocated_by(|| {
+                        let mut w = <$writer>::try_new(&mut out, batch.schema(), None).unwrap();
+                        $check(&w);
+                        for b in &parts {
+                            w.write(b).unwrap();
+                        }
+                        w.close().unwrap();
+                    });
+                    (out, allocated)
+                }};
+            }
+            let (ours_file, ours) = measure!(ArrowWriter<&mut Vec<u8>>, |w: &ArrowWriter<_>| {
+                for leaf in w.column_plan().leaves() {
+                    assert_eq!(leaf.path(), parquet_flba::LeafPath::Fast, "{name}");
+                }
+            });
+            let (theirs_file, theirs) = measure!(parquet::arrow::ArrowWriter<&mut Vec<u8>>, |_| ());
+            assert!(
+                ours_file == theirs_file,
+                "{name}, {batches} batch(es): files differ"
+            );
+            if batches == 1 {
+                let back: Vec<RecordBatch> =
+                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                        bytes::Bytes::from(ours_file),
+                    )
+                    .unwrap()
+                    .with_batch_size(N)
+                    .build()
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                assert_eq!(back, std::slice::from_ref(&batch), "{name}: read back");
+            }
             let ratio = ours as f64 / value_bytes as f64;
             println!(
                 "{name}, {batches} batch(es): parquet-flba {:.2} MiB ({ratio:.2}× the values), parquet {:.2} MiB",

@@ -942,6 +942,29 @@ pub fn reference_copy(batch: &RecordBatch, out: &mut Vec<u8>) -> usize {
 // Formatting
 // ---------------------------------------------------------------------------
 
+/// A command-line count: a positive integer, `_` and `,` allowed as digit
+/// separators; the error names `flag`.
+pub fn parse_count(flag: &str, value: &str) -> Result<usize, String> {
+    value
+        .replace(['_', ','], "")
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{flag}: '{value}' is not a positive integer"))
+}
+
+/// The exit status of a report binary's `run`: success, or the error
+/// printed to standard error and failure.
+pub fn exit_code(result: Result<(), String>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Formats an integer with thousands separators: `1048576` -> `1,048,576`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

@@ -18,8 +18,6 @@ pub(crate) struct Dictionary {
     /// Stored hash of each entry (to skip most byte comparisons and to rehash).
     hashes: Vec<u32>,
     len: usize,
-    /// Entries the value store and hashes hold without growing.
-    room: usize,
     /// The table grows when `len` reaches this.
     grow_at: usize,
     /// The most entries the dictionary is expected to reach before the
@@ -48,7 +46,6 @@ impl Dictionary {
             slots: Vec::new(),
             hashes: Vec::new(),
             len: 0,
-            room: 0,
             grow_at: 0,
             expected,
             indices: Vec::new(),
@@ -164,7 +161,7 @@ impl Dictionary {
     fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
         let key = self.len as u32;
         self.slots[pos] = key + 1;
-        if self.len == self.room {
+        if self.hashes.len() == self.hashes.capacity() {
             self.reserve_entries();
         }
         self.hashes.push(hash);
@@ -173,7 +170,8 @@ impl Dictionary {
         key
     }
 
-    /// Room for more entries: twice as many, or up to the expected count.
+    /// Room for more entries in the hashes and the value store (which grow
+    /// together): twice as many, or up to the expected count.
     #[cold]
     fn reserve_entries(&mut self) {
         let mut target = (self.len * 2).max(64);
@@ -183,10 +181,6 @@ impl Dictionary {
         let more = target - self.len;
         self.hashes.reserve_exact(more);
         self.values.reserve_exact(more * self.width);
-        self.room = self
-            .hashes
-            .capacity()
-            .min(self.values.capacity() / self.width.max(1));
     }
 
     /// Doubles the table (rehashing every entry). The table is kept at most

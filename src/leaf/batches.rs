@@ -189,11 +189,7 @@ pub(super) fn write_content_defined<V: LevelView>(
         _ => view.content_chunks(chunker, values.native_bytes(), values.native_width()),
     };
     let last = spans.len().saturating_sub(1);
-    b.expect(
-        view.values_in(0, view.num_levels()),
-        view.num_levels(),
-        last,
-    );
+    b.expect_cuts(last);
     for (k, span) in spans.into_iter().enumerate() {
         write_span(b, width, view, values, span)?;
         if k < last {

@@ -164,9 +164,9 @@ impl FlbaColumnWriter {
     ) -> Result<()> {
         self.distinct.add(view, values);
         let b = &mut self.builder;
+        b.expect(view.values_in(0, view.num_levels()), view.num_levels());
         match cdc {
             None => {
-                b.expect(view.values_in(0, view.num_levels()), view.num_levels(), 0);
                 let whole = Span {
                     levels: 0..view.num_levels(),
                     first_value: 0,

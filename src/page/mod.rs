@@ -137,16 +137,21 @@ impl PageBuilder {
         self.encoder.memory_size() + self.levels.memory_size() + self.output.memory_size()
     }
 
-    /// The current write will hand over `values` values in `levels` levels,
-    /// and cut `cuts` pages besides those the page limits cut: in-memory
-    /// PLAIN pages then get a block sized for all of them at once rather than
-    /// blocks doubling past what the write needs.
-    pub(crate) fn expect(&mut self, values: usize, levels: usize, cuts: usize) {
+    /// The current write will hand over `values` values in `levels` levels:
+    /// in-memory PLAIN pages then get a block sized for all of them at once
+    /// rather than blocks doubling past what the write needs.
+    pub(crate) fn expect(&mut self, values: usize, levels: usize) {
         self.expected = Expected {
             values,
             levels,
-            cuts,
+            cuts: 0,
         };
+    }
+
+    /// The current write will also cut `cuts` pages besides those the page
+    /// limits cut (content-defined chunks).
+    pub(crate) fn expect_cuts(&mut self, cuts: usize) {
+        self.expected.cuts = cuts;
     }
 
     /// The chunk will take at most `rows` more rows, this write's included

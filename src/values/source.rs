@@ -124,32 +124,32 @@ pub(crate) struct IndexValues<'a> {
     pub(crate) indices: &'a [usize],
 }
 
+impl IndexValues<'_> {
+    /// The positions as one range `[start, end)`, if they are consecutive
+    /// (a leaf without nulls or empty lists here); positions can come in any
+    /// order (list views).
+    fn run(&self) -> Option<(usize, usize)> {
+        let start = *self.indices.first()?;
+        let consecutive = self.indices.windows(2).all(|w| w[1] == w[0] + 1);
+        consecutive.then(|| (start, start + self.indices.len()))
+    }
+}
+
 impl ValueSource for IndexValues<'_> {
     fn count(&self) -> usize {
         self.indices.len()
     }
 
     fn borrowed(&self) -> Option<&[u8]> {
-        // Positions can come in any order (list views): only a run of
-        // consecutive positions is one slice.
-        let first = *self.indices.first()?;
-        let consecutive = self.indices.windows(2).all(|w| w[1] == w[0] + 1);
-        consecutive
-            .then(|| self.values.borrow(first, first + self.indices.len()))
-            .flatten()
+        let (start, end) = self.run()?;
+        self.values.borrow(start, end)
     }
 
     fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)> {
         let mut e = (extremes && self.values.tracks_extremes()).then(Extremes::default);
-        let first = self.indices.first().copied().unwrap_or(0);
-        if self.indices.last() == Some(&(first + self.indices.len() - 1))
-            && self.indices.windows(2).all(|w| w[1] == w[0] + 1)
-        {
-            // One run (a leaf without nulls or empty lists here).
-            self.values
-                .convert_range(first, first + self.indices.len(), out, e.as_mut());
-        } else {
-            self.values.gather(self.indices, out, e.as_mut());
+        match self.run() {
+            Some((start, end)) => self.values.convert_range(start, end, out, e.as_mut()),
+            None => self.values.gather(self.indices, out, e.as_mut()),
         }
         e.and_then(|e| e.positions())
     }
