@@ -20,8 +20,7 @@ pub(crate) fn pack_bits(out: &mut Vec<u8>, values: &[u32], bit_width: u8) {
         }
         dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
     } else {
-        pack_any(out, values, bw);
-        return;
+        pack_wide_groups(out, groups, bw);
     }
     if !tail.is_empty() {
         pack_any(out, tail, bw);
@@ -73,7 +72,74 @@ fn pack_groups<const BW: u32>(out: &mut Vec<u8>, groups: &[[u32; 8]]) {
 /// Appends `values` packed least-significant-bit first at `bit_width` bits
 /// each (up to 64). `values.len() * bit_width` must be a multiple of 8.
 pub(crate) fn pack_bits_wide(out: &mut Vec<u8>, values: &[u64], bit_width: u8) {
-    pack_any(out, values, u32::from(bit_width));
+    let bw = u32::from(bit_width);
+    if bw == 0 {
+        return;
+    }
+    let (groups, tail) = values.as_chunks::<8>();
+    pack_wide_groups(out, groups, bw);
+    // Whole groups end on a byte boundary, where the tail starts.
+    pack_any(out, tail, bw);
+}
+
+/// Packs whole groups of eight values at `bw` bits (1 to 64), with the width
+/// made a compile-time constant by dispatch.
+fn pack_wide_groups<T: Copy + Into<u64>>(out: &mut Vec<u8>, groups: &[[T; 8]], bw: u32) {
+    macro_rules! dispatch {
+        ($($w:literal)*) => {
+            match bw {
+                $($w => pack_groups_wide::<$w, T>(out, groups),)*
+                _ => unreachable!("bit widths are 1 to 64"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+        31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
+        61 62 63 64);
+}
+
+/// Packs groups of eight values at a constant width `BW` (1 to 64): bits
+/// gather in a 128-bit accumulator that is stored a 64-bit word at a time,
+/// with every shift and store position fixed at compile time. A group fills
+/// exactly `BW` bytes; its last store is a full 8-byte write into reserved
+/// slack that the next group (or the caller) overwrites.
+fn pack_groups_wide<const BW: u32, T: Copy + Into<u64>>(out: &mut Vec<u8>, groups: &[[T; 8]]) {
+    const SLACK: usize = 8;
+    let mask = if BW >= 64 { u64::MAX } else { (1u64 << BW) - 1 };
+    out.reserve(groups.len() * BW as usize + SLACK);
+    let mut len = out.len();
+    let base = out.as_mut_ptr();
+    for group in groups {
+        let mut acc: u128 = 0;
+        let mut bits = 0u32;
+        let mut at = len;
+        for &v in group {
+            acc |= u128::from(v.into() & mask) << bits;
+            bits += BW;
+            if bits >= 64 {
+                // SAFETY: `at + 8 <= len + BW` here (the group's bits reach
+                // this word), within the reserved room.
+                unsafe {
+                    base.add(at)
+                        .cast::<[u8; 8]>()
+                        .write_unaligned((acc as u64).to_le_bytes())
+                };
+                at += 8;
+                acc >>= 64;
+                bits -= 64;
+            }
+        }
+        // SAFETY: `at <= len + BW`, and `SLACK` bytes were reserved past the
+        // last group's `BW` bytes.
+        unsafe {
+            base.add(at)
+                .cast::<[u8; 8]>()
+                .write_unaligned((acc as u64).to_le_bytes())
+        };
+        len += BW as usize;
+    }
+    // SAFETY: every byte below `len` was written above or before the call.
+    unsafe { out.set_len(len) };
 }
 
 /// Packs `values` at `bw` bits each (0 to 64): bits gather in a 128-bit

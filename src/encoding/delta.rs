@@ -189,6 +189,13 @@ impl<T: DeltaInt> DeltaBinaryPacked<T> {
         if self.deltas.is_empty() {
             return;
         }
+        // The folds over the deltas are 64-bit min/max reductions.
+        super::with_avx2(|| self.pack_block());
+    }
+
+    /// Packs the open block's deltas into `blocks`.
+    #[inline(always)]
+    fn pack_block(&mut self) {
         // Folds (rather than `Iterator::min`) vectorise.
         let min = self.deltas.iter().fold(T::MAX, |m, &d| m.min(d));
         write_zigzag(&mut self.blocks, min.to_i64());

@@ -9,6 +9,7 @@
 //!   unless every value is NaN, and counted.
 //! * Intervals: no min/max at all.
 
+use super::with_avx2;
 use crate::values::ValueOrder;
 use crate::values::order::{f16_is_nan, f16_key, f16_total_key};
 use std::cmp::Ordering;
@@ -108,8 +109,12 @@ pub(crate) fn batch_min_max(
         ValueOrder::Undefined => None,
         ValueOrder::Float16 => float16_min_max(values),
         ValueOrder::SignedLe => Some(match width {
-            4 => min_max_by_key(values.as_chunks::<4>().0, |v| i32::from_le_bytes(*v)),
-            8 => min_max_by_key(values.as_chunks::<8>().0, |v| i64::from_le_bytes(*v)),
+            4 => {
+                with_avx2(|| min_max_by_key(values.as_chunks::<4>().0, |v| i32::from_le_bytes(*v)))
+            }
+            8 => {
+                with_avx2(|| min_max_by_key(values.as_chunks::<8>().0, |v| i64::from_le_bytes(*v)))
+            }
             _ => min_max_slices(order, values, width),
         })
         .map(|(lo, hi)| (lo, hi, 0)),
@@ -135,7 +140,7 @@ pub(crate) fn batch_min_max(
 fn min_max_fixed<const W: usize>(values: &[u8], flip: bool) -> (usize, usize) {
     let (chunks, _) = values.as_chunks::<W>();
     if W <= 8 {
-        min_max_by_key(chunks, |v| key_u64::<W>(v, flip))
+        with_avx2(|| min_max_by_key(chunks, |v| key_u64::<W>(v, flip)))
     } else if W <= 16 {
         min_max_prefiltered(chunks, flip, |v| key_u128::<W>(v, flip))
     } else {
@@ -209,19 +214,30 @@ fn key_u256<const W: usize>(v: &[u8; W], flip: bool) -> (u128, u128) {
     )
 }
 
+/// Positions of the first minimum and the first maximum of `values` by
+/// `key`. Blocks of 64 values are reduced branch-free (integer keys
+/// vectorise); a block is searched for a position only when it improves on
+/// the extremes so far, which in typical data few blocks do.
 #[inline(always)]
 fn min_max_by_key<T, K: Ord + Copy>(values: &[T], key: impl Fn(&T) -> K) -> (usize, usize) {
+    const BLOCK: usize = 64;
     let first = key(&values[0]);
     let (mut min, mut max) = (first, first);
     let (mut min_i, mut max_i) = (0, 0);
-    for (i, v) in values.iter().enumerate().skip(1) {
-        let k = key(v);
-        if k < min {
-            min = k;
-            min_i = i;
-        } else if k > max {
-            max = k;
-            max_i = i;
+    for (b, block) in values.chunks(BLOCK).enumerate() {
+        let head = key(&block[0]);
+        let (lo, hi) = block[1..].iter().fold((head, head), |(lo, hi), v| {
+            let k = key(v);
+            (lo.min(k), hi.max(k))
+        });
+        let find = |target: K| block.iter().position(|v| key(v) == target).unwrap_or(0);
+        if lo < min {
+            min = lo;
+            min_i = b * BLOCK + find(lo);
+        }
+        if hi > max {
+            max = hi;
+            max_i = b * BLOCK + find(hi);
         }
     }
     (min_i, max_i)

@@ -2,6 +2,8 @@
 //! time, written straight into a caller's buffer.
 
 use super::{Extremes, FlbaKind, NativeValues};
+use arrow_buffer::bit_chunk_iterator::BitChunks;
+use arrow_buffer::bit_iterator::BitIndexIterator;
 use arrow_buffer::i256;
 use std::mem::MaybeUninit;
 
@@ -18,7 +20,7 @@ impl NativeValues<'_> {
         extremes: Option<&mut Extremes>,
     ) {
         let src = &self.bytes[start * self.native_width..end * self.native_width];
-        self.convert(src, None, out, extremes);
+        self.convert(src, Pick::All, out, extremes);
     }
 
     /// Appends the values at `positions` (in that order) in Parquet form to
@@ -31,15 +33,37 @@ impl NativeValues<'_> {
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
-        self.convert(self.bytes, Some(positions), out, extremes);
+        self.convert(self.bytes, Pick::At(positions), out, extremes);
     }
 
-    /// Converts the values of `src` (Arrow bytes), or with `at` only those
-    /// at these positions of it.
+    /// Appends the values of `[start, end)` whose validity bit is set (bit
+    /// `bit_offset + i` of `bits` for value `start + i`; `count` of them) in
+    /// Parquet form to `out`, as [`Self::convert_range`] would run by run.
+    /// Made for mostly valid slots: every slot's value is converted and
+    /// written, and the write position advances by its bit, so there is no
+    /// branch per value or per run.
+    pub(crate) fn compact(
+        &self,
+        (start, end): (usize, usize),
+        (bits, bit_offset): (&[u8], usize),
+        count: usize,
+        out: &mut Vec<u8>,
+        extremes: Option<&mut Extremes>,
+    ) {
+        let src = &self.bytes[start * self.native_width..end * self.native_width];
+        let pick = Pick::Mask {
+            bits,
+            offset: bit_offset,
+            count,
+        };
+        self.convert(src, pick, out, extremes);
+    }
+
+    /// Converts the values of `src` (Arrow bytes) that `at` picks.
     fn convert(
         &self,
         src: &[u8],
-        at: Option<&[usize]>,
+        at: Pick<'_>,
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
@@ -107,10 +131,37 @@ impl NativeValues<'_> {
     }
 }
 
+/// Which values of a source to convert.
+#[derive(Clone, Copy)]
+enum Pick<'a> {
+    /// All of them, in order.
+    All,
+    /// The values at these positions, in this order.
+    At(&'a [usize]),
+    /// The values whose bit is set, in order: bit `offset + i` of `bits` for
+    /// value `i`; `count` bits are set.
+    Mask {
+        bits: &'a [u8],
+        offset: usize,
+        count: usize,
+    },
+}
+
+impl Pick<'_> {
+    /// How many values are picked from `len`.
+    fn count(self, len: usize) -> usize {
+        match self {
+            Pick::All => len,
+            Pick::At(at) => at.len(),
+            Pick::Mask { count, .. } => count,
+        }
+    }
+}
+
 /// The low `W` bytes of each little-endian `S`-byte value of `src` (or of
-/// those `at` these positions).
+/// those `at` picks).
 #[inline(never)]
-fn low_bytes<const S: usize, const W: usize>(src: &[u8], at: Option<&[usize]>, out: &mut Vec<u8>) {
+fn low_bytes<const S: usize, const W: usize>(src: &[u8], at: Pick<'_>, out: &mut Vec<u8>) {
     append_converted::<S, W>(out, src.as_chunks::<S>().0, at, |v| {
         v[..W].try_into().unwrap()
     });
@@ -120,16 +171,22 @@ fn low_bytes<const S: usize, const W: usize>(src: &[u8], at: Option<&[usize]>, o
 /// (sparse validity) and scattered values of common widths are fixed-size
 /// moves rather than a `memcpy` call each.
 #[inline(always)]
-fn copy_values(src: &[u8], at: Option<&[usize]>, width: usize, out: &mut Vec<u8>) {
+fn copy_values(src: &[u8], at: Pick<'_>, width: usize, out: &mut Vec<u8>) {
     macro_rules! short {
         ($($w:literal)*) => {
             match (width, at) {
-                $(($w, Some(_)) => copy_fixed::<$w>(src, at, out),
-                ($w, None) if src.len() <= 8 * $w => copy_fixed::<$w>(src, at, out),)*
-                (_, None) => out.extend_from_slice(src),
-                (w, Some(at)) => {
+                $(($w, Pick::At(_) | Pick::Mask { .. }) => copy_fixed::<$w>(src, at, out),
+                ($w, Pick::All) if src.len() <= 8 * $w => copy_fixed::<$w>(src, at, out),)*
+                (_, Pick::All) => out.extend_from_slice(src),
+                (w, Pick::At(at)) => {
                     out.reserve(at.len() * w);
                     for &i in at {
+                        out.extend_from_slice(&src[i * w..(i + 1) * w]);
+                    }
+                }
+                (w, Pick::Mask { bits, offset, count }) => {
+                    out.reserve(count * w);
+                    for i in BitIndexIterator::new(bits, offset, src.len() / w) {
                         out.extend_from_slice(&src[i * w..(i + 1) * w]);
                     }
                 }
@@ -141,64 +198,93 @@ fn copy_values(src: &[u8], at: Option<&[usize]>, width: usize, out: &mut Vec<u8>
 
 /// [`copy_values`] of `W`-byte values, one move each.
 #[inline(never)]
-fn copy_fixed<const W: usize>(src: &[u8], at: Option<&[usize]>, out: &mut Vec<u8>) {
+fn copy_fixed<const W: usize>(src: &[u8], at: Pick<'_>, out: &mut Vec<u8>) {
     append_converted::<W, W>(out, src.as_chunks::<W>().0, at, |v| *v)
 }
 
-/// Appends one `W`-byte value per `S`-byte value of `src` (or per value at
-/// the positions `at`, in that order), as `convert` makes it, straight into
-/// the spare capacity of `out` (no zeroing first).
+/// Appends one `W`-byte value per `S`-byte value of `src` that `at` picks,
+/// in order, as `convert` makes it, straight into the spare capacity of
+/// `out` (no zeroing first).
 #[inline(always)]
 fn append_converted<const S: usize, const W: usize>(
     out: &mut Vec<u8>,
     src: &[[u8; S]],
-    at: Option<&[usize]>,
+    at: Pick<'_>,
     convert: impl Fn(&[u8; S]) -> [u8; W],
 ) {
-    let n = at.map_or(src.len(), <[usize]>::len);
-    let bytes = n.checked_mul(W).expect("capacity overflow");
+    // A mask writes each slot's value at the next position before knowing
+    // whether it is kept: one value of room beyond the picked ones.
+    let n = at.count(src.len());
+    let room = n + usize::from(matches!(at, Pick::Mask { .. }));
+    let bytes = room.checked_mul(W).expect("capacity overflow");
     out.reserve(bytes);
     let len = out.len();
     let spare = &mut out.spare_capacity_mut()[..bytes];
     // SAFETY: `MaybeUninit<[u8; W]>` has the size (`W`) and alignment (1)
-    // of `W` elements of `MaybeUninit<u8>`, so the `bytes = n * W` spare
-    // bytes just borrowed are exactly `n` such elements.
+    // of `W` elements of `MaybeUninit<u8>`, so the `bytes = room * W` spare
+    // bytes just borrowed are exactly `room` such elements.
     let dst = unsafe {
-        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<[u8; W]>>(), n)
+        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<[u8; W]>>(), room)
     };
-    match at {
-        None => {
+    let written = match at {
+        Pick::All => {
             for (o, v) in dst.iter_mut().zip(src) {
                 o.write(convert(v));
             }
+            n
         }
-        Some(at) => {
+        Pick::At(at) => {
             for (o, &i) in dst.iter_mut().zip(at) {
                 o.write(convert(&src[i]));
             }
+            n
         }
-    }
-    // SAFETY: `dst` covers the first `bytes` bytes of the spare capacity
-    // (checked by the slice above), and either loop zips `dst` with a slice
-    // of length `n` (`src`, or `at`, whose positions index `src` with bounds
-    // checks), so it wrote every one of those bytes.
-    unsafe { out.set_len(len + bytes) };
+        Pick::Mask { bits, offset, .. } => {
+            let chunks = BitChunks::new(bits, offset, src.len());
+            let mut pos = 0;
+            for (word, slots) in chunks.iter_padded().zip(src.chunks(64)) {
+                if word == u64::MAX && slots.len() == 64 && pos + 64 <= n {
+                    for (o, v) in dst[pos..pos + 64].iter_mut().zip(slots) {
+                        o.write(convert(v));
+                    }
+                    pos += 64;
+                    continue;
+                }
+                for (j, v) in slots.iter().enumerate() {
+                    // Stops short of `room` if `count` undercounts the bits.
+                    let Some(o) = dst.get_mut(pos) else { break };
+                    o.write(convert(v));
+                    pos += (word >> j & 1) as usize;
+                }
+            }
+            pos.min(n)
+        }
+    };
+    // SAFETY: the first `written` elements of `dst` were written: `All` and
+    // `At` zip `dst` with a slice of `n` items (`src` or `at`, whose
+    // positions index `src` with bounds checks); `Mask` writes element `pos`
+    // before `pos` moves past it, and `written` is at most `pos`.
+    unsafe { out.set_len(len + written * W) };
 }
 
-/// Folds the values of `natives` (or those `at` these positions), read as
+/// Folds the values of `natives` that `at` picks, read as
 /// `T` by `read`, into `e`.
 #[inline(always)]
 fn fold_picked<const S: usize, T: Ord + Copy>(
     e: &mut Extremes,
     natives: &[[u8; S]],
-    at: Option<&[usize]>,
+    at: Pick<'_>,
     read: impl Fn(&[u8; S]) -> T,
     widen: impl Fn(T) -> i256,
     narrow: impl Fn(i256) -> T,
 ) {
     match at {
-        None => e.fold(natives.iter().map(read), widen, narrow),
-        Some(at) => e.fold(at.iter().map(|&i| read(&natives[i])), widen, narrow),
+        Pick::All => e.fold(natives.iter().map(read), widen, narrow),
+        Pick::At(at) => e.fold(at.iter().map(|&i| read(&natives[i])), widen, narrow),
+        Pick::Mask { bits, offset, .. } => {
+            let picked = BitIndexIterator::new(bits, offset, natives.len());
+            e.fold(picked.map(|i| read(&natives[i])), widen, narrow)
+        }
     }
 }
 
@@ -206,7 +292,7 @@ fn fold_picked<const S: usize, T: Ord + Copy>(
 #[inline(never)]
 fn convert_d128<const W: usize>(
     natives: &[[u8; 16]],
-    at: Option<&[usize]>,
+    at: Pick<'_>,
     out: &mut Vec<u8>,
     extremes: Option<&mut Extremes>,
 ) {
@@ -240,7 +326,7 @@ fn halves(v: &[u8; 32]) -> (i128, u128) {
 #[inline(never)]
 fn convert_d256<const W: usize>(
     natives: &[[u8; 32]],
-    at: Option<&[usize]>,
+    at: Pick<'_>,
     out: &mut Vec<u8>,
     extremes: Option<&mut Extremes>,
 ) {

@@ -420,6 +420,39 @@ mod tests {
                 assert_eq!(got, want, "{kind:?} width {width} round {round}");
                 assert_eq!(eg.positions(), ew.positions(), "{kind:?} width {width}");
             }
+            // Compaction by a validity bitmap: densities from empty to full,
+            // ranges and bit offsets that do and do not align to words.
+            for round in 0..40 {
+                let density = [0.0, 0.3, 0.5, 0.8, 0.97, 1.0][round % 6];
+                let start = r.random_range(0..40);
+                let end = r.random_range(start..n - 3);
+                let bit_offset = r.random_range(0..70);
+                let valid: Vec<bool> = (start..end).map(|_| r.random_bool(density)).collect();
+                let mut bits = vec![0u8; (bit_offset + valid.len()).div_ceil(8) + 1];
+                for (i, &ok) in valid.iter().enumerate() {
+                    if ok {
+                        let b = bit_offset + i;
+                        bits[b / 8] |= 1 << (b % 8);
+                    }
+                }
+                let count = valid.iter().filter(|&&ok| ok).count();
+                let (mut got, mut want) = (vec![1u8], vec![1u8]);
+                let (mut eg, mut ew) = (Extremes::default(), Extremes::default());
+                v.compact(
+                    (start, end),
+                    (&bits, bit_offset),
+                    count,
+                    &mut got,
+                    Some(&mut eg),
+                );
+                for (i, &ok) in valid.iter().enumerate() {
+                    if ok {
+                        v.convert_range(start + i, start + i + 1, &mut want, Some(&mut ew));
+                    }
+                }
+                assert_eq!(got, want, "{kind:?} width {width} compact round {round}");
+                assert_eq!(eg.positions(), ew.positions(), "{kind:?} width {width}");
+            }
         }
     }
 }

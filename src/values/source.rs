@@ -3,7 +3,7 @@
 //! a contiguous run at a time.
 
 use super::{Extremes, NativeValues};
-use arrow_buffer::bit_iterator::{BitIndexIterator, BitSliceIterator};
+use arrow_buffer::bit_iterator::BitIndexIterator;
 
 /// Positions gathered at a time from a sparse validity bitmap.
 const GATHER_BLOCK: usize = 256;
@@ -108,10 +108,14 @@ impl ValueSource for BitmapValues<'_> {
             }
             self.values.gather(&at[..k], out, e.as_mut());
         } else {
-            for (start, end) in BitSliceIterator::new(self.bits, self.bit_offset, self.len) {
-                self.values
-                    .convert_range(self.offset + start, self.offset + end, out, e.as_mut());
-            }
+            // Mostly valid: every slot converted, kept by its bit.
+            self.values.compact(
+                (self.offset, self.offset + self.len),
+                (self.bits, self.bit_offset),
+                self.count,
+                out,
+                e.as_mut(),
+            );
         }
         e.and_then(|e| e.positions())
     }
