@@ -17,7 +17,8 @@
 //!
 //! [`Cursor::piece`] and [`Cursor::close_item`] apply that rule literally.
 //! The fast loops instead check a whole item at once: [`Cursor::mix`] hashes
-//! unconditionally and returns the lowest hash it went through, which matches
+//! unconditionally and returns a stand-in for the lowest hash it went
+//! through (0 if one of the hashes matched, else `u64::MAX`), which matches
 //! exactly when one of the hashes does.
 
 use super::bounds::Bounds;
@@ -103,33 +104,57 @@ impl Cursor {
         usize::try_from((room - 1) / step + 1).unwrap_or(usize::MAX)
     }
 
-    /// Hashes `bytes`, whatever the chunk size; returns the lowest hash on
-    /// the way.
+    /// Hashes `bytes`, whatever the chunk size; returns 0 if a hash on the
+    /// way matched (is at most the limit), else `u64::MAX`: a stand-in for
+    /// the lowest hash that compares with the limit as the lowest would.
+    ///
+    /// Two bytes per step. Each hash doubles the one before and adds a table
+    /// word, so two bytes on from `h` the hash is `4h + (2a + b)`: the step
+    /// from hash to hash is one shift-add, with `2a + b` and the hash in
+    /// between computed beside it rather than after it. The match test is a
+    /// compare per hash OR-ed into a flag, off that chain too.
     #[inline(always)]
     pub(super) fn mix<const N: usize>(&mut self, bytes: &[u8; N]) -> u64 {
-        let table = self.table;
-        let mut hash = self.hash;
-        let mut lowest = u64::MAX;
-        for &byte in bytes {
-            hash = (hash << 1).wrapping_add(table[usize::from(byte)]);
-            lowest = lowest.min(hash);
-        }
-        self.hash = hash;
-        lowest
+        self.mix_slice(bytes)
     }
 
     /// [`Self::mix`] for a length known at run time.
-    #[inline]
+    #[inline(always)]
     pub(super) fn mix_slice(&mut self, bytes: &[u8]) -> u64 {
         let table = self.table;
+        let limit = self.bounds.limit;
         let mut hash = self.hash;
-        let mut lowest = u64::MAX;
-        for &byte in bytes {
+        let mut matched = false;
+        let (quads, rest) = bytes.as_chunks::<4>();
+        for &[a, b, c, d] in quads {
+            let (a, b, c, d) = (
+                table[usize::from(a)],
+                table[usize::from(b)],
+                table[usize::from(c)],
+                table[usize::from(d)],
+            );
+            let ab = (a << 1).wrapping_add(b);
+            let abc = (ab << 1).wrapping_add(c);
+            let abcd = (abc << 1).wrapping_add(d);
+            let h1 = (hash << 1).wrapping_add(a);
+            let h2 = (hash << 2).wrapping_add(ab);
+            let h3 = (hash << 3).wrapping_add(abc);
+            hash = (hash << 4).wrapping_add(abcd);
+            matched |= (h1 <= limit) | (h2 <= limit) | (h3 <= limit) | (hash <= limit);
+        }
+        let (pairs, rest) = rest.as_chunks::<2>();
+        for &[a, b] in pairs {
+            let (a, b) = (table[usize::from(a)], table[usize::from(b)]);
+            let between = (hash << 1).wrapping_add(a);
+            hash = (hash << 2).wrapping_add((a << 1).wrapping_add(b));
+            matched |= (between <= limit) | (hash <= limit);
+        }
+        for &byte in rest {
             hash = (hash << 1).wrapping_add(table[usize::from(byte)]);
-            lowest = lowest.min(hash);
+            matched |= hash <= limit;
         }
         self.hash = hash;
-        lowest
+        if matched { 0 } else { u64::MAX }
     }
 
     /// [`Self::mix`] for a level.
