@@ -203,14 +203,19 @@ impl Dictionary {
         self.values.reserve_exact(more * self.width);
     }
 
-    /// Doubles the table (rehashing every entry). The table is kept at most
-    /// half full, except that a table at most 3/5 full with the expected
-    /// count of entries is not doubled before that count is reached.
+    /// Doubles the table (rehashing every entry). A table of up to
+    /// [`SPARSE_SLOTS`] slots is kept at most an eighth full, so that most
+    /// lookups find their entry at the first probe (a probe sequence of
+    /// varying length is a mispredicted branch; such a table is at most
+    /// 128 KiB). A larger one is kept at most half full, except that a table
+    /// at most 3/5 full with the expected count of entries is not doubled
+    /// before that count is reached.
     #[cold]
     fn grow(&mut self) {
         let capacity = (self.slots.len() * 2).max(64);
         let half = capacity / 2;
         self.grow_at = match self.expected {
+            _ if capacity <= SPARSE_SLOTS => capacity / 8,
             e if e > half && e.saturating_mul(5) <= capacity.saturating_mul(3) => e,
             _ => half,
         };
@@ -243,6 +248,9 @@ impl Dictionary {
         self.indices.clear();
     }
 }
+
+/// Tables up to this many slots are kept at most an eighth full.
+const SPARSE_SLOTS: usize = 1 << 15;
 
 #[inline(always)]
 fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
