@@ -108,11 +108,14 @@ impl Cursor {
     /// way matched (is at most the limit), else `u64::MAX`: a stand-in for
     /// the lowest hash that compares with the limit as the lowest would.
     ///
-    /// Two bytes per step. Each hash doubles the one before and adds a table
-    /// word, so two bytes on from `h` the hash is `4h + (2a + b)`: the step
-    /// from hash to hash is one shift-add, with `2a + b` and the hash in
-    /// between computed beside it rather than after it. The match test is a
-    /// compare per hash OR-ed into a flag, off that chain too.
+    /// Four bytes per step. Each hash doubles the one before and adds a
+    /// table word, so four bytes on from `h` the hash is
+    /// `16h + (8a + 4b + 2c + d)`: the step from hash to hash is one
+    /// shift-add, with the sum and the three hashes in between computed
+    /// beside it rather than after it. The match test is a compare per hash
+    /// OR-ed into a flag, off that chain too. A tail of two bytes (a level is
+    /// a whole item of two) takes the same step at two bytes; a last odd
+    /// byte is hashed alone.
     #[inline(always)]
     pub(super) fn mix<const N: usize>(&mut self, bytes: &[u8; N]) -> u64 {
         self.mix_slice(bytes)

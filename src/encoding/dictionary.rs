@@ -121,15 +121,14 @@ impl Dictionary {
     #[inline(always)]
     fn put_with<const W: usize>(&mut self, values: &[u8]) {
         const GROUP: usize = 16;
-        // A table of up to 64 KiB stays in the core's caches: no prefetch.
-        const CACHED_SLOTS: usize = 1 << 14;
         let (chunks, _) = values.as_chunks::<W>();
         let mut hashes = [0u32; GROUP];
         for group in chunks.chunks(GROUP) {
             // The mask may change if the table grows inside the group: a
             // stale prefetch only wastes a request.
             let mask = self.slots.len().wrapping_sub(1);
-            let far = self.slots.len() > CACHED_SLOTS;
+            // A sparse table (at most 128 KiB) stays in the core's caches.
+            let far = self.slots.len() > SPARSE_SLOTS;
             for (hash, value) in hashes.iter_mut().zip(group) {
                 *hash = hash_fixed::<W>(value);
                 if far {
@@ -214,10 +213,13 @@ impl Dictionary {
     fn grow(&mut self) {
         let capacity = (self.slots.len() * 2).max(64);
         let half = capacity / 2;
-        self.grow_at = match self.expected {
-            _ if capacity <= SPARSE_SLOTS => capacity / 8,
-            e if e > half && e.saturating_mul(5) <= capacity.saturating_mul(3) => e,
-            _ => half,
+        let e = self.expected;
+        self.grow_at = if capacity <= SPARSE_SLOTS {
+            capacity / 8
+        } else if e > half && e.saturating_mul(5) <= capacity.saturating_mul(3) {
+            e
+        } else {
+            half
         };
         self.slots.clear();
         self.slots.resize(capacity, 0);
@@ -249,7 +251,8 @@ impl Dictionary {
     }
 }
 
-/// Tables up to this many slots are kept at most an eighth full.
+/// Tables up to this many slots (128 KiB) are kept at most an eighth full
+/// and looked up without prefetching.
 const SPARSE_SLOTS: usize = 1 << 15;
 
 #[inline(always)]
