@@ -33,7 +33,10 @@ pub(crate) trait RowGroupSink<W: Write + Send>: std::fmt::Debug + Send {
 
     /// Writes a row group: `chunks` are the row-group writer's, with their
     /// leaf indices, in leaf order.
-    fn append_row_group(&mut self, chunks: Vec<(usize, ArrowColumnChunk)>) -> Result<()>;
+    fn append_row_group(
+        &mut self,
+        chunks: &mut dyn Iterator<Item = Result<(usize, ArrowColumnChunk)>>,
+    ) -> Result<()>;
 
     /// Metadata of the row groups written so far.
     fn flushed_row_groups(&self) -> &[RowGroupMetaData];
@@ -100,9 +103,13 @@ impl<W: Write + Send> RowGroupSink<W> for FileSink<W> {
         0
     }
 
-    fn append_row_group(&mut self, chunks: Vec<(usize, ArrowColumnChunk)>) -> Result<()> {
+    fn append_row_group(
+        &mut self,
+        chunks: &mut dyn Iterator<Item = Result<(usize, ArrowColumnChunk)>>,
+    ) -> Result<()> {
         let mut row_group = self.0.next_row_group()?;
-        for (_, chunk) in chunks {
+        for chunk in chunks {
+            let (_, chunk) = chunk?;
             chunk.append_to_row_group(&mut row_group)?;
         }
         row_group.close()?;

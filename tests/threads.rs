@@ -436,12 +436,25 @@ impl PageStoreFactory for FaultyStores {
 /// A panic on a worker thread (in a page store, while a column is encoded)
 /// is returned as an error naming the column, not a panic; the writer then
 /// refuses to go on, as it does when a store fails with one thread; a
-/// store's error is the same error on any number of threads.
+/// store's error is the same error on any number of threads. Also with
+/// row groups of 500 rows, where the first batch's first 500 rows fill a
+/// row group: with threads, that step writes, closes and splices the
+/// columns in one go (the store fails while a worker encodes it).
 #[test]
 fn worker_panics_become_errors() {
+    for max_rows in [None, Some(500)] {
+        worker_panics_become_errors_with(max_rows);
+    }
+}
+
+fn worker_panics_become_errors_with(max_rows: Option<usize>) {
     let schema = wide_schema();
     let batches = wide_batches("worker_panics");
-    let props = small_pages(WriterProperties::builder()).build();
+    let mut props = small_pages(WriterProperties::builder());
+    if max_rows.is_some() {
+        props = props.set_max_row_group_row_count(max_rows);
+    }
+    let props = props.build();
     let big = schema.index_of("big").unwrap();
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
@@ -484,7 +497,9 @@ fn worker_panics_become_errors() {
                     assert!(after.contains("cannot continue"), "{after}");
                     store_errors.push(e);
                 }
-                (_, _, Err(_)) => panic!("threads={threads}: a worker's panic reached the caller"),
+                (_, _, Err(_)) => {
+                    panic!("threads={threads} {max_rows:?}: a worker's panic reached the caller")
+                }
             }
         }
     }
@@ -493,7 +508,7 @@ fn worker_panics_become_errors() {
         store_errors
             .iter()
             .all(|e| e == &store_errors[0] && e.contains("the store is full")),
-        "{store_errors:?}"
+        "{max_rows:?}: {store_errors:?}"
     );
 }
 

@@ -163,9 +163,11 @@ impl<W: Write + Send> RowGroupSink<W> for SpliceSink<W> {
         self.inner.memory_size()
     }
 
-    fn append_row_group(&mut self, chunks: Vec<(usize, ArrowColumnChunk)>) -> Result<()> {
+    fn append_row_group(
+        &mut self,
+        own: &mut dyn Iterator<Item = Result<(usize, ArrowColumnChunk)>>,
+    ) -> Result<()> {
         let (bytes, inner_rg) = self.inner.take_row_group()?;
-        let mut own = chunks.into_iter();
         let mut indexes = Vec::with_capacity(self.inner_leaf.len());
         let mut blooms = Vec::with_capacity(self.inner_leaf.len());
         let mut row_group = self.file.next_row_group()?;
@@ -184,7 +186,7 @@ impl<W: Write + Send> RowGroupSink<W> for SpliceSink<W> {
                 });
                 continue;
             }
-            let mut chunk = match own.next() {
+            let mut chunk = match own.next().transpose()? {
                 Some((l, chunk)) if l == leaf => chunk,
                 _ => {
                     return Err(ParquetError::General(format!(

@@ -127,6 +127,31 @@ impl LeafPlan {
     pub(crate) fn is_fast(&self) -> bool {
         self.reason.is_none()
     }
+
+    /// A first guess at the leaf's write cost in nanoseconds per 1,024
+    /// rows, before one is measured (it orders the tasks of
+    /// `ArrowWriter::with_threads`; never affects bytes): about 2 value
+    /// bytes per nanosecond on the fast path, four times slower through
+    /// `parquet`'s writer, byte arrays counted as 32 bytes.
+    pub(crate) fn cost_hint(&self) -> u64 {
+        use parquet::basic::Type;
+        let width = match self.descr.physical_type() {
+            Type::BOOLEAN => 1,
+            Type::INT32 | Type::FLOAT => 4,
+            Type::INT64 | Type::DOUBLE => 8,
+            Type::INT96 => 12,
+            Type::FIXED_LEN_BYTE_ARRAY => {
+                u64::try_from(self.descr.type_length()).unwrap_or(0).max(1)
+            }
+            Type::BYTE_ARRAY => 32,
+        };
+        let per_byte = if self.is_fast() {
+            1024 / 2
+        } else {
+            4 * 1024 / 2
+        };
+        width * per_byte
+    }
 }
 
 /// How the leaves of one top-level field line up with the file's leaves.

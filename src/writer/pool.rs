@@ -5,11 +5,20 @@
 //!
 //! Tasks own what they work on (a column writer is moved into its task and
 //! back out with the result), so no borrow crosses a thread and no `unsafe`
-//! is needed. The calling thread is one of the `threads`: it runs its own
-//! sequential work first (`local`), then takes tasks from the same queue
-//! until none is left, then waits for the workers' results. Which thread
-//! runs which task changes nothing but timing: every task touches only its
-//! own column's state, and the caller puts the results back in order.
+//! is needed. Which thread runs which task changes nothing but timing: every
+//! task touches only its own column's state, and results come back in task
+//! order.
+//!
+//! Scheduling. Each task carries a weight (an estimate of its cost). The
+//! workers take the heaviest task left; the calling thread — which also
+//! consumes the results — takes either the lightest ([`Take::Lightest`],
+//! so that with steady weights each column keeps to one thread from one
+//! batch to the next and its state stays in that core's cache) or the
+//! lowest-numbered ([`Take::InOrder`], when results are consumed as they
+//! come: the caller makes the result it needs next, e.g. the next chunk to
+//! splice into the file, while the workers make the expensive ones).
+//! Results are handed out by [`Results`], an iterator that runs queued
+//! tasks on the caller while the result it needs next is not ready.
 //!
 //! Workers are started on the first call that has more than one task (at
 //! most `threads - 1`, never more than the tasks need), kept for the
@@ -32,6 +41,22 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 /// What a task ended with: its value, or the message of its panic.
 pub(super) type Outcome<T> = std::result::Result<T, String>;
 
+/// Which queued task the calling thread takes; see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Take {
+    /// The lightest: results are wanted all together.
+    Lightest,
+    /// The one with the lowest task number: results are consumed in order
+    /// as they come.
+    InOrder,
+}
+
+/// A queued job with what the scheduler orders it by.
+struct Entry {
+    index: usize,
+    job: Job,
+}
+
 /// The queue the caller and the workers take jobs from.
 #[derive(Default)]
 struct Queue {
@@ -41,7 +66,8 @@ struct Queue {
 
 #[derive(Default)]
 struct QueueState {
-    jobs: VecDeque<Job>,
+    /// Heaviest first.
+    jobs: VecDeque<Entry>,
     /// Set when the pool is dropped: workers finish the queue and exit.
     closed: bool,
 }
@@ -54,19 +80,27 @@ impl Queue {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The next job, if any, without waiting.
-    fn try_pop(&self) -> Option<Job> {
-        self.lock().jobs.pop_front()
+    /// The job the calling thread takes next, if any, without waiting.
+    fn take(&self, how: Take) -> Option<Job> {
+        let mut state = self.lock();
+        let at = match how {
+            Take::Lightest => state.jobs.len().checked_sub(1)?,
+            Take::InOrder => {
+                let (at, _) = state.jobs.iter().enumerate().min_by_key(|(_, e)| e.index)?;
+                at
+            }
+        };
+        state.jobs.remove(at).map(|e| e.job)
     }
 
-    /// A worker's loop: run jobs until the pool is closed.
+    /// A worker's loop: run the heaviest job left until the pool is closed.
     fn work(&self) {
         loop {
             let job = {
                 let mut state = self.lock();
                 loop {
-                    if let Some(job) = state.jobs.pop_front() {
-                        break job;
+                    if let Some(entry) = state.jobs.pop_front() {
+                        break entry.job;
                     }
                     if state.closed {
                         return;
@@ -130,6 +164,61 @@ impl Pool {
         }
     }
 
+    /// Queues `tasks` (each with its weight) for the workers; the returned
+    /// [`Results`] hands out their outcomes in task order, running queued
+    /// tasks on the calling thread (chosen by `take`) while the next
+    /// outcome is not ready. With one thread, or one task, the tasks run
+    /// on the caller, one per outcome taken.
+    pub(super) fn submit<T: Send + 'static>(
+        &mut self,
+        tasks: Vec<(u64, Task<T>)>,
+        take: Take,
+    ) -> Results<T> {
+        let count = tasks.len();
+        // The caller takes one share of the tasks.
+        let helpers = (self.threads - 1).min(count.saturating_sub(1));
+        if helpers == 0 {
+            return Results {
+                inline: tasks.into_iter().map(|(_, task)| task).collect(),
+                queued: None,
+                ready: (0..count).map(|_| None).collect(),
+                next: 0,
+            };
+        }
+        self.start(helpers);
+        let (sender, receiver) = mpsc::channel();
+        let mut entries: Vec<(u64, Entry)> = tasks
+            .into_iter()
+            .enumerate()
+            .map(|(index, (weight, task))| {
+                let sender = sender.clone();
+                let job: Job = Box::new(move || {
+                    // The receiver is gone only if the caller unwound.
+                    let _ = sender.send((index, run_caught(task)));
+                });
+                (weight, Entry { index, job })
+            })
+            .collect();
+        // Heaviest first; a stable sort keeps task order among equals.
+        entries.sort_by_key(|e| std::cmp::Reverse(e.0));
+        self.queue
+            .lock()
+            .jobs
+            .extend(entries.into_iter().map(|(_, e)| e));
+        drop(sender);
+        self.queue.ready.notify_all();
+        Results {
+            inline: VecDeque::new(),
+            queued: Some(Queued {
+                queue: Arc::clone(&self.queue),
+                take,
+                receiver,
+            }),
+            ready: (0..count).map(|_| None).collect(),
+            next: 0,
+        }
+    }
+
     /// Runs `local` on the calling thread and `tasks` on up to
     /// [`Self::threads`] threads (the caller joins in once `local` is
     /// done); returns each task's [`Outcome`], in task order, and
@@ -137,45 +226,12 @@ impl Pool {
     /// panic's message; the call returns only once every task has run.
     pub(super) fn run<T: Send + 'static, R>(
         &mut self,
-        tasks: Vec<Task<T>>,
+        tasks: Vec<(u64, Task<T>)>,
         local: impl FnOnce() -> R,
     ) -> (Vec<Outcome<T>>, Outcome<R>) {
-        let count = tasks.len();
-        // The caller takes one share of the tasks.
-        let helpers = (self.threads - 1).min(count.saturating_sub(1));
-        if helpers == 0 {
-            let local = run_caught(local);
-            return (tasks.into_iter().map(run_caught).collect(), local);
-        }
-        self.start(helpers);
-        let (sender, results) = mpsc::channel();
-        {
-            let mut state = self.queue.lock();
-            for (index, task) in tasks.into_iter().enumerate() {
-                let sender = sender.clone();
-                state.jobs.push_back(Box::new(move || {
-                    // The receiver is gone only if the caller unwound.
-                    let _ = sender.send((index, run_caught(task)));
-                }));
-            }
-        }
-        drop(sender);
-        self.queue.ready.notify_all();
+        let results = self.submit(tasks, Take::Lightest);
         let local = run_caught(local);
-        while let Some(job) = self.queue.try_pop() {
-            job();
-        }
-        let mut outcomes: Vec<Option<Outcome<T>>> = (0..count).map(|_| None).collect();
-        // Every job sends once, or is dropped unrun (dropping its sender):
-        // this ends when all have reported.
-        for (index, outcome) in results.iter() {
-            outcomes[index] = Some(outcome);
-        }
-        let outcomes = outcomes
-            .into_iter()
-            .map(|o| o.unwrap_or_else(|| Err("the task was dropped before it ran".into())))
-            .collect();
-        (outcomes, local)
+        (results.collect(), local)
     }
 }
 
@@ -190,8 +246,82 @@ impl Drop for Pool {
     }
 }
 
+/// The outcomes of [`Pool::submit`]'s tasks, in task order. Taking an
+/// outcome that is not ready runs queued tasks on the calling thread, or
+/// waits for a worker. Dropped early, it still runs (and discards) every
+/// task left, so the queue is empty for the pool's next call.
+pub(super) struct Results<T> {
+    /// With no worker: the tasks not yet run, run one per outcome.
+    inline: VecDeque<Task<T>>,
+    queued: Option<Queued<T>>,
+    /// Outcomes that came in ahead of their turn.
+    ready: Vec<Option<Outcome<T>>>,
+    /// The task number of the next outcome.
+    next: usize,
+}
+
+/// The tasks of a [`Results`] that went to the queue.
+struct Queued<T> {
+    queue: Arc<Queue>,
+    take: Take,
+    receiver: mpsc::Receiver<(usize, Outcome<T>)>,
+}
+
+impl<T> Iterator for Results<T> {
+    type Item = Outcome<T>;
+
+    fn next(&mut self) -> Option<Outcome<T>> {
+        if self.next == self.ready.len() {
+            return None;
+        }
+        let Some(queued) = &self.queued else {
+            self.next += 1;
+            return Some(match self.inline.pop_front() {
+                Some(task) => run_caught(task),
+                None => Err("the task was dropped before it ran".into()),
+            });
+        };
+        loop {
+            if let Some(outcome) = self.ready[self.next].take() {
+                self.next += 1;
+                return Some(outcome);
+            }
+            if let Ok((index, outcome)) = queued.receiver.try_recv() {
+                self.ready[index] = Some(outcome);
+                continue;
+            }
+            if let Some(job) = queued.queue.take(queued.take) {
+                job();
+                continue;
+            }
+            match queued.receiver.recv() {
+                Ok((index, outcome)) => self.ready[index] = Some(outcome),
+                // Every job sends once, or is dropped unrun (dropping its
+                // sender): all have reported and this one never will.
+                Err(_) => {
+                    self.next += 1;
+                    return Some(Err("the task was dropped before it ran".into()));
+                }
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.ready.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl<T> Drop for Results<T> {
+    fn drop(&mut self) {
+        if self.queued.is_some() {
+            for _ in self.by_ref() {}
+        }
+    }
+}
+
 /// Runs `task`, turning a panic into its message.
-fn run_caught<T>(task: impl FnOnce() -> T) -> Outcome<T> {
+pub(super) fn run_caught<T>(task: impl FnOnce() -> T) -> Outcome<T> {
     catch_unwind(AssertUnwindSafe(task)).map_err(|payload| panic_message(payload.as_ref()))
 }
 
@@ -210,13 +340,15 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 mod tests {
     use super::*;
 
-    fn tasks(n: usize) -> Vec<Task<usize>> {
+    fn tasks(n: usize) -> Vec<(u64, Task<usize>)> {
         (0..n)
             .map(|i| {
-                Box::new(move || {
+                let task = Box::new(move || {
                     std::thread::sleep(std::time::Duration::from_millis((n - i) as u64));
                     i * 10
-                }) as Task<usize>
+                }) as Task<usize>;
+                // Weights out of task order.
+                ((i as u64 * 7) % 5, task)
             })
             .collect()
     }
@@ -240,10 +372,10 @@ mod tests {
         let quiet = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
         let mut pool = Pool::new(2);
-        let panicking: Vec<Task<u8>> = vec![
-            Box::new(|| 1),
-            Box::new(|| panic!("boom {}", 2)),
-            Box::new(|| std::panic::panic_any(3_u32)),
+        let panicking: Vec<(u64, Task<u8>)> = vec![
+            (1, Box::new(|| 1)),
+            (3, Box::new(|| panic!("boom {}", 2))),
+            (2, Box::new(|| std::panic::panic_any(3_u32))),
         ];
         let (out, local) = pool.run(panicking, || panic!("local"));
         std::panic::set_hook(quiet);
@@ -252,8 +384,41 @@ mod tests {
         assert_eq!(out[1], Err("boom 2".to_string()));
         assert_eq!(out[2], Err("a panic without a message".to_string()));
         // The pool still works.
-        let (out, local) = pool.run(vec![Box::new(|| 4), Box::new(|| 5)], || ());
+        let (out, local) = pool.run(vec![(0, Box::new(|| 4)), (9, Box::new(|| 5))], || ());
         assert_eq!(out, vec![Ok(4), Ok(5)]);
         assert_eq!(local, Ok(()));
+    }
+
+    #[test]
+    fn results_in_order_as_they_come_and_an_early_drop_runs_the_rest() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        for threads in [1, 2, 4] {
+            let mut pool = Pool::new(threads);
+            let ran = Arc::new(AtomicUsize::new(0));
+            let counted = |n: usize| -> Vec<(u64, Task<usize>)> {
+                (0..n)
+                    .map(|i| {
+                        let ran = Arc::clone(&ran);
+                        let task = Box::new(move || {
+                            ran.fetch_add(1, SeqCst);
+                            i
+                        }) as Task<usize>;
+                        (i as u64 % 3, task)
+                    })
+                    .collect()
+            };
+            let mut results = pool.submit(counted(6), Take::InOrder);
+            assert_eq!(results.size_hint(), (6, Some(6)));
+            assert_eq!(results.next(), Some(Ok(0)));
+            assert_eq!(results.next(), Some(Ok(1)));
+            drop(results);
+            if threads > 1 {
+                // Queued tasks all ran before the drop returned.
+                assert_eq!(ran.load(SeqCst), 6, "threads={threads}");
+            }
+            // Nothing stale is left for the next call.
+            let out: Vec<_> = pool.submit(counted(5), Take::Lightest).collect();
+            assert_eq!(out, (0..5).map(Ok).collect::<Vec<_>>());
+        }
     }
 }

@@ -19,10 +19,12 @@ use crate::cdc::Chunker;
 use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn};
 use crate::leaf::flat_leaf;
 use crate::validate::{check_values, needs_value_check, validate_structure};
-use crate::writer::pool::{Outcome, Pool, Task};
+use crate::writer::pool::{Outcome, Pool, Take, Task, run_caught};
 use arrow_array::RecordBatch;
 use parquet::errors::{ParquetError, Result};
 use std::io::Write;
+use std::num::NonZeroUsize;
+use std::time::{Duration, Instant};
 
 /// A panic in a task, as the error of the call.
 fn panicked(what: &str, message: String) -> ParquetError {
@@ -41,7 +43,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
         let spans = plan.fields().unwrap_or_default();
         // Per task: whether it checks a single-leaf fast field, and its name.
         let mut checks: Vec<(bool, String)> = Vec::new();
-        let mut tasks: Vec<Task<Result<()>>> = Vec::new();
+        let mut tasks: Vec<(u64, Task<Result<()>>)> = Vec::new();
         let fields = self.arrow_schema.fields().iter().zip(batch.columns());
         for (i, (field, array)) in fields.enumerate() {
             let (field, array) = (field.clone(), array.clone());
@@ -49,12 +51,17 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 Some(span) => {
                     if let Some(shape) = self.factory.shape(span.first) {
                         checks.push((true, field.name().clone()));
-                        tasks.push(Box::new(move || shape.validate(&flat_leaf(&field, &array))));
+                        let weight = array.len() as u64;
+                        tasks.push((
+                            weight,
+                            Box::new(move || shape.validate(&flat_leaf(&field, &array))),
+                        ));
                     }
                 }
                 None if needs_value_check(&field, &array) => {
                     checks.push((false, field.name().clone()));
-                    tasks.push(Box::new(move || check_values(&field, &array)));
+                    let weight = array.len() as u64;
+                    tasks.push((weight, Box::new(move || check_values(&field, &array))));
                 }
                 None => {}
             }
@@ -84,16 +91,34 @@ impl<W: Write + Send> RowGroupWriter<W> {
     /// its column writer (with its chunker) in a task, while the caller
     /// hands the part to the sink (the inner `parquet` writer of a mixed
     /// content-defined-chunking file), then takes tasks too.
+    ///
+    /// With `close` (the part fills the row group), each task also closes
+    /// its column writer, and the caller splices the chunks into the file
+    /// in leaf order as they come in — the first columns' bytes are copied
+    /// out while later columns are still being encoded. The row group is
+    /// then flushed (or, on error, dropped: the error poisons the writer).
     pub(super) fn write_part_parallel(
         &mut self,
         part: &RecordBatch,
         leaves: Vec<ArrowLeafColumn>,
+        close: bool,
     ) -> Result<()> {
+        let rows = part.num_rows();
         let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
         let rows_left = self.max_rows.map(|max| max.saturating_sub(row_group.rows));
         let writers = std::mem::take(&mut row_group.writers);
+        let costs = &mut self.costs;
+        if costs.len() < self.factory.column_plan().leaves().len() {
+            *costs = self
+                .factory
+                .column_plan()
+                .leaves()
+                .iter()
+                .map(|l| l.cost_hint())
+                .collect();
+        }
         let mut order = Vec::with_capacity(writers.len());
-        let mut tasks: Vec<Task<Written>> = Vec::with_capacity(writers.len());
+        let mut tasks: Vec<(u64, Task<Written>)> = Vec::with_capacity(writers.len());
         for ((leaf, mut writer), column) in writers.into_iter().zip(leaves) {
             let mut chunker = self
                 .chunkers
@@ -101,26 +126,82 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 .and_then(|c| c.get_mut(leaf))
                 .and_then(Option::take);
             order.push(leaf);
-            tasks.push(Box::new(move || {
-                let result = writer.write_checked(&column, chunker.as_mut(), rows_left);
-                (writer, chunker, result)
-            }));
+            let weight = costs
+                .get(leaf)
+                .map_or(1, |c| c.saturating_mul(rows as u64) >> 10);
+            tasks.push((
+                weight,
+                Box::new(move || {
+                    let start = Instant::now();
+                    let result = writer.write_checked(&column, chunker.as_mut(), rows_left);
+                    let elapsed = start.elapsed();
+                    let state = match result {
+                        Ok(()) if close => State::Closed(writer.close()),
+                        result => State::Open(writer, result),
+                    };
+                    (state, chunker, elapsed)
+                }),
+            ));
         }
         let pool = self.pool.as_mut().ok_or_else(no_pool)?;
-        let sink = &mut self.sink;
-        let (outcomes, local) = pool.run(tasks, || sink.get_mut().write_rows(part));
+        let take = if close { Take::InOrder } else { Take::Lightest };
+        let results = pool.submit(tasks, take);
+        let local = run_caught(|| self.sink.get_mut().write_rows(part));
+        let mut outcomes = order.into_iter().zip(results);
+        if close {
+            self.in_progress = None;
+            let (chunkers, costs, factory) = (&mut self.chunkers, &mut self.costs, &self.factory);
+            let mut settle = |(leaf, outcome): (usize, Outcome<Written>)| {
+                let (state, chunker, elapsed) = outcome.map_err(|message| {
+                    let what = format!("writing column {}", column_name(factory, leaf));
+                    panicked(&what, message)
+                })?;
+                if let Some(slot) = chunkers.as_mut().and_then(|c| c.get_mut(leaf)) {
+                    *slot = chunker;
+                }
+                learn(costs, leaf, elapsed, rows);
+                match state {
+                    State::Closed(chunk) => Ok((leaf, chunk?)),
+                    State::Open(_, Err(e)) => Err(e),
+                    State::Open(_, Ok(())) => Err(ParquetError::General(format!(
+                        "column {} was not closed",
+                        column_name(factory, leaf)
+                    ))),
+                }
+            };
+            return match local {
+                Ok(Ok(())) => {
+                    let mut chunks = outcomes.by_ref().map(&mut settle);
+                    self.sink.get_mut().append_row_group(&mut chunks)
+                }
+                // As in the sequential order of errors: a column's first.
+                local => match outcomes.map(settle).find_map(Result::err) {
+                    Some(e) => Err(e),
+                    None => Err(local_error(local)),
+                },
+            };
+        }
+        let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
         let mut first_error = None;
         let mut lost = false;
-        for (leaf, outcome) in order.into_iter().zip(outcomes) {
+        for (leaf, outcome) in outcomes {
             match outcome {
-                Ok((writer, chunker, result)) => {
+                Ok((State::Open(writer, result), chunker, elapsed)) => {
                     row_group.writers.push((leaf, writer));
                     if let Some(slot) = self.chunkers.as_mut().and_then(|c| c.get_mut(leaf)) {
                         *slot = chunker;
                     }
+                    learn(&mut self.costs, leaf, elapsed, rows);
                     if let Err(e) = result {
                         first_error.get_or_insert(e);
                     }
+                }
+                Ok((State::Closed(_), _, _)) => {
+                    lost = true;
+                    first_error.get_or_insert(ParquetError::General(format!(
+                        "column {} was closed before the row group was full",
+                        column_name(&self.factory, leaf)
+                    )));
                 }
                 Err(message) => {
                     // The column writer went down with its task.
@@ -130,14 +211,11 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 }
             }
         }
-        match local {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                first_error.get_or_insert(e);
-            }
-            Err(message) => {
-                first_error.get_or_insert(panicked("the inner parquet writer", message));
-            }
+        if let Err(e) = local
+            .map_err(|m| panicked("the inner parquet writer", m))
+            .and_then(|r| r)
+        {
+            first_error.get_or_insert(e);
         }
         if lost {
             // The row group is incomplete; the error poisons the writer.
@@ -147,41 +225,74 @@ impl<W: Write + Send> RowGroupWriter<W> {
             return Err(e);
         }
         if let Some(row_group) = &mut self.in_progress {
-            row_group.rows += part.num_rows();
+            row_group.rows += rows;
         }
         Ok(())
     }
 }
 
-/// What a write task hands back: the column writer and chunker it took,
-/// and the write's result.
-type Written = (ArrowColumnWriter, Option<Chunker>, Result<()>);
+/// A write task's column writer afterwards: still open (with the write's
+/// result), or closed (the write succeeded and the row group is full).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per column per step, moved back once; boxing would only add an allocation"
+)]
+enum State {
+    Open(ArrowColumnWriter, Result<()>),
+    Closed(Result<ArrowColumnChunk>),
+}
 
-/// Closes `writers` on the pool; the chunks in leaf order, or the first
-/// error in leaf order.
-pub(super) fn close(
+/// What a write task hands back: its column writer's state, the chunker it
+/// took, and how long the write took.
+type Written = (State, Option<Chunker>, Duration);
+
+/// Folds a write's time into its leaf's cost (nanoseconds per 1,024
+/// rows), which weighs the leaf's next task: the pool's workers take the
+/// heaviest first. Timing only orders tasks; it never changes bytes.
+fn learn(costs: &mut [u64], leaf: usize, elapsed: Duration, rows: usize) {
+    if let (Some(cost), Some(rows)) = (costs.get_mut(leaf), NonZeroUsize::new(rows)) {
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let measured = nanos.saturating_mul(1024) / rows.get() as u64;
+        *cost = (*cost / 2).saturating_add(measured / 2).max(1);
+    }
+}
+
+/// The error of the caller's own part of a step that failed.
+fn local_error(local: Outcome<Result<()>>) -> ParquetError {
+    match local {
+        Ok(Err(e)) => e,
+        Ok(Ok(())) => ParquetError::General("no error".into()),
+        Err(message) => panicked("the inner parquet writer", message),
+    }
+}
+
+/// Closes `writers` on the pool; the chunks in leaf order, each as soon
+/// as it and those before it are closed (the caller closes the next one it
+/// needs while workers close the others), or the error of the first that
+/// failed.
+pub(super) fn close<'a>(
     pool: &mut Pool,
-    factory: &ArrowRowGroupWriterFactory,
+    factory: &'a ArrowRowGroupWriterFactory,
     writers: Vec<(usize, ArrowColumnWriter)>,
-) -> Result<Vec<(usize, ArrowColumnChunk)>> {
-    let (order, tasks): (Vec<usize>, Vec<Task<Result<ArrowColumnChunk>>>) = writers
+) -> impl Iterator<Item = Result<(usize, ArrowColumnChunk)>> + 'a {
+    type Closing = (u64, Task<Result<ArrowColumnChunk>>);
+    let (order, tasks): (Vec<usize>, Vec<Closing>) = writers
         .into_iter()
-        .map(|(leaf, w)| (leaf, Box::new(move || w.close()) as Task<_>))
+        .map(|(leaf, w)| {
+            let weight = w.memory_size() as u64;
+            (leaf, (weight, Box::new(move || w.close()) as Task<_>))
+        })
         .unzip();
-    let (outcomes, _) = pool.run(tasks, || ());
-    order
-        .into_iter()
-        .zip(outcomes)
-        .map(
-            |(leaf, outcome): (usize, Outcome<Result<ArrowColumnChunk>>)| match outcome {
-                Ok(chunk) => Ok((leaf, chunk?)),
-                Err(message) => Err(panicked(
-                    &format!("closing column {}", column_name(factory, leaf)),
-                    message,
-                )),
-            },
-        )
-        .collect()
+    let results = pool.submit(tasks, Take::InOrder);
+    order.into_iter().zip(results).map(
+        move |(leaf, outcome): (usize, Outcome<Result<ArrowColumnChunk>>)| match outcome {
+            Ok(chunk) => Ok((leaf, chunk?)),
+            Err(message) => Err(panicked(
+                &format!("closing column {}", column_name(factory, leaf)),
+                message,
+            )),
+        },
+    )
 }
 
 /// Leaf `leaf`'s column path, quoted, for messages.

@@ -1,0 +1,114 @@
+//! Wall time of `ArrowWriter::with_threads(2)` against `with_threads(1)` on
+//! the tables of the `threads/` benchmarks (`decimal_nonnull`: two FLBA
+//! columns; `mixed4`: UUID, nullable decimal, Int64, Utf8), each file
+//! written as one batch (`1x`) or as 16 batches (`16x`), default
+//! configuration, 1,048,576 rows.
+//!
+//! Each round writes the file once on one thread and once on two, back to
+//! back (the order alternating between rounds), and the round's ratio is
+//! two-thread time ÷ one-thread time: pairing the runs keeps a noisy,
+//! shared machine's slow spells out of the ratio better than comparing two
+//! separately timed medians. Reported: the median (min–max) of the ratios,
+//! and min / median wall time per thread count. The files written on one
+//! and on two threads are checked to be identical.
+//!
+//! ```text
+//! cargo run --release --example threads
+//! cargo run --release --example threads -- --rounds 41
+//! ```
+
+include!("../src/versions.rs");
+
+#[path = "../benches/workloads/mod.rs"]
+mod workloads;
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use arrow_array::RecordBatch;
+use workloads::{DEFAULT_ROWS, config, exit_code, parse_count, setup_batches, workload};
+
+/// One file written with parquet-flba on `threads` threads into `out`; its
+/// wall time in milliseconds.
+fn write(batches: &[RecordBatch], threads: usize, out: &mut Vec<u8>) -> Result<f64, String> {
+    out.clear();
+    let props = config("default").expect("known configuration");
+    let start = Instant::now();
+    let mut w = parquet_flba::ArrowWriter::try_new(&mut *out, batches[0].schema(), Some(props))
+        .map_err(|e| e.to_string())?
+        .with_threads(threads);
+    for b in batches {
+        w.write(b).map_err(|e| e.to_string())?;
+    }
+    w.close().map_err(|e| e.to_string())?;
+    Ok(start.elapsed().as_secs_f64() * 1e3)
+}
+
+fn run() -> Result<(), String> {
+    let mut rounds = 21;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--rounds" => {
+                let value = args.next().ok_or("--rounds needs a value")?;
+                rounds = parse_count("--rounds", &value)?;
+            }
+            other => return Err(format!("unknown argument {other} (--rounds N)")),
+        }
+    }
+    let decimal = workload("decimal_nonnull")
+        .expect("workload")
+        .build(DEFAULT_ROWS);
+    let mixed = setup_batches(1, DEFAULT_ROWS).remove(0);
+    println!("# with_threads(2) ÷ with_threads(1), wall time, {rounds} paired rounds\n");
+    println!(
+        "| table | batches | ratio median (min–max) | 1 thread min / median ms | 2 threads min / median ms |"
+    );
+    println!("|---|---|---:|---:|---:|");
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    for (name, batch) in [("decimal_nonnull", decimal), ("mixed4", mixed)] {
+        let pieces: Vec<_> = (0..16)
+            .map(|i| batch.slice(i * (DEFAULT_ROWS / 16), DEFAULT_ROWS / 16))
+            .collect();
+        for (shape, batches) in [("1x", std::slice::from_ref(&batch)), ("16x", &pieces[..])] {
+            // Warm-up, and the bytes check.
+            write(batches, 1, &mut one)?;
+            write(batches, 2, &mut two)?;
+            if one != two {
+                return Err(format!("{name}/{shape}: two threads wrote different bytes"));
+            }
+            let (mut t1, mut t2, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+            for round in 0..rounds {
+                let (a, b) = if round % 2 == 0 {
+                    let a = write(batches, 1, &mut one)?;
+                    (a, write(batches, 2, &mut two)?)
+                } else {
+                    let b = write(batches, 2, &mut two)?;
+                    (write(batches, 1, &mut one)?, b)
+                };
+                t1.push(a);
+                t2.push(b);
+                ratios.push(b / a);
+            }
+            for v in [&mut t1, &mut t2, &mut ratios] {
+                v.sort_by(f64::total_cmp);
+            }
+            let mid = rounds / 2;
+            println!(
+                "| {name} | {shape} | {:.2} ({:.2}–{:.2}) | {:.1} / {:.1} | {:.1} / {:.1} |",
+                ratios[mid],
+                ratios[0],
+                ratios[rounds - 1],
+                t1[0],
+                t1[mid],
+                t2[0],
+                t2[mid]
+            );
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    exit_code(run())
+}
