@@ -255,9 +255,13 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// hand out and collect its tasks). The wall time of a step is that of
     /// its most expensive column, plus what stays on the calling thread:
     /// splitting the batch into leaves, and copying the finished chunks
-    /// into the output. Two columns of which one costs twice the other
-    /// take at best two thirds of the time on two threads (the README has
-    /// measurements); and a busy machine may not give the workers a core,
+    /// into the output. Workers take the most expensive columns (by their
+    /// measured cost per row), the calling thread the cheapest, and the
+    /// caller copies each chunk out as soon as it and those before it are
+    /// done, so copying out overlaps encoding where the order allows. Two
+    /// columns of which one costs twice the other take at best about two
+    /// thirds of the time on two threads (the README has measurements);
+    /// and a busy machine may not give the workers a core,
     /// in which case they only add their hand-over cost. A single wide
     /// column gains nothing (its pages are
     /// encoded and compressed one after another); nor does a file that
