@@ -5,6 +5,7 @@
 //! open-addressing table of `u32` entry numbers. Nothing is allocated per
 //! entry: the value store and the table grow geometrically.
 
+use super::prefetch;
 use super::rle::{RleEncoder, max_buffer_size, num_required_bits};
 
 /// A dictionary of `width`-byte values with the indices of the current page.
@@ -270,21 +271,6 @@ fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
     } else {
         hash_bytes(value)
     }
-}
-
-/// Asks the core to bring the cache line of `item` in, without waiting for
-/// it (a hint; a no-op where the target has no stable prefetch instruction).
-#[inline(always)]
-fn prefetch<T>(item: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and does not access memory
-    // architecturally; the pointer comes from a live reference anyway.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((item as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
 }
 
 const K: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -46,3 +46,18 @@ pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
     }
     f()
 }
+
+/// Asks the core to bring the cache line of `item` in, without waiting for
+/// it (a hint; a no-op where the target has no stable prefetch instruction).
+#[inline(always)]
+pub(crate) fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and does not access memory
+    // architecturally; the pointer comes from a live reference anyway.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((item as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
+}

@@ -2,6 +2,7 @@
 //! time, written straight into a caller's buffer.
 
 use super::{Extremes, FlbaKind, NativeValues};
+use crate::encoding::prefetch;
 use arrow_buffer::bit_chunk_iterator::BitChunks;
 use arrow_buffer::bit_iterator::BitIndexIterator;
 use arrow_buffer::i256;
@@ -234,7 +235,17 @@ fn append_converted<const S: usize, const W: usize>(
             n
         }
         Pick::At(at) => {
-            for (o, &i) in dst.iter_mut().zip(at) {
+            // Scattered positions: ask for the value `AHEAD` positions on
+            // while converting this one, so the cache misses overlap.
+            const AHEAD: usize = 16;
+            let (near, far) = at.split_at(at.len().saturating_sub(AHEAD));
+            for ((o, &i), &next) in dst.iter_mut().zip(near).zip(&at[AHEAD.min(at.len())..]) {
+                if let Some(v) = src.get(next) {
+                    prefetch(v);
+                }
+                o.write(convert(&src[i]));
+            }
+            for (o, &i) in dst[near.len()..].iter_mut().zip(far) {
                 o.write(convert(&src[i]));
             }
             n
