@@ -64,6 +64,10 @@ impl Scenario {
         if extra & 4 != 0 {
             opts.memory_block = Some(r.pick(&[1 << 20, 1, 4096, 100_003]));
         }
+        // Bits 3-4: 2 to 4 threads (`parquet_flba` only).
+        if extra & 0x18 != 0 {
+            opts.threads = 1 + usize::from((extra >> 3) & 3);
+        }
         let n_batches = 1 + r.below(MAX_BATCHES);
         let mut budget = limits().value_bytes;
         let mut batches = Vec::with_capacity(n_batches);

@@ -139,12 +139,14 @@ fn check_reservation(reserved: usize, memory: usize, block: usize, listener: &Li
     );
 }
 
-/// Attaches the memory listener of `o` (parquet_flba only).
+/// Sets the threads of `o` and attaches its memory listener (parquet_flba
+/// only).
 fn attach_listener<W: std::io::Write + Send>(
     wr: parquet_flba::ArrowWriter<W>,
     o: &Opts,
     listener: &Arc<Listener>,
 ) -> parquet_flba::ArrowWriter<W> {
+    let wr = wr.with_threads(o.threads);
     match o.memory_block {
         Some(block) => wr
             .with_memory_listener(listener.clone())
@@ -199,6 +201,10 @@ pub struct Opts {
     /// `parquet_flba` only: attach a [`Listener`] with this reservation
     /// block size (`ArrowWriter` API; the file must not change).
     pub memory_block: Option<usize>,
+    /// `parquet_flba` only: `with_threads` (`ArrowWriter` API; 0 and 1
+    /// are one thread; the file and the writer's state after each write
+    /// must not change).
+    pub threads: usize,
 }
 
 /// The writer's observable state after one write.
