@@ -186,8 +186,8 @@ fn bad_input_generated_inputs() {
 /// that reach the less common paths: content-defined chunking, CDC on a
 /// mixed table (an FLBA leaf next to an Int64/Utf8 one: the hybrid writer
 /// that splices an inner parquet writer's chunks and writes the footer
-/// itself), a page store (in memory or spilling), a memory listener and the
-/// column-level API. CDC and mixed-table CDC must each be at least a
+/// itself), a page store (in memory or spilling), a memory listener, several
+/// threads and the column-level API. CDC and mixed-table CDC must each be at least a
 /// quarter of the inputs, the others at least a tenth.
 #[test]
 fn generated_inputs_reach_every_path() {
@@ -198,6 +198,7 @@ fn generated_inputs_reach_every_path() {
         let mut page_store = 0;
         let mut spill = 0;
         let mut listener = 0;
+        let mut threads = 0;
         let mut columns = 0;
         with_limits(Limits::SMALL, || {
             for input in &inputs {
@@ -212,13 +213,14 @@ fn generated_inputs_reach_every_path() {
                 let is_columns = matches!(sc.api, Api::Columns { .. });
                 columns += usize::from(is_columns);
                 listener += usize::from(sc.opts.memory_block.is_some() && !is_columns);
+                threads += usize::from(sc.opts.threads > 1 && !is_columns);
             }
         });
         let n = inputs.len();
         eprintln!(
             "{name}: of {n} generated scenarios, {cdc} CDC, {mixed_cdc} mixed-table CDC, \
              {page_store} page store ({spill} spilling), {listener} memory listener, \
-             {columns} column-level API"
+             {threads} several threads, {columns} column-level API"
         );
         for (what, count, min_share) in [
             ("CDC", cdc, 4),
@@ -226,6 +228,7 @@ fn generated_inputs_reach_every_path() {
             ("a page store", page_store, 10),
             ("a spilling page store", spill, 10),
             ("a memory listener", listener, 10),
+            ("several threads", threads, 10),
             ("the column-level API", columns, 10),
         ] {
             assert!(
