@@ -456,6 +456,55 @@ mod tests {
         }
     }
 
+    /// Long stretches: 63-group bit-packed runs back to back, runs that
+    /// cross calls, and runs longer than 2^19 bits (run lengths of more
+    /// than three LEB128 bytes).
+    #[test]
+    fn put_bits_long_stretches_match_upstream() {
+        let mut rng = StdRng::seed_from_u64(10);
+        let patterns: [(usize, f64, f64); 4] = [
+            // (bits, chance of a zero byte, chance of a 0xFF byte)
+            (5_000, 0.0, 0.0),
+            (5_000, 0.02, 0.02),
+            (1_300_000, 0.0, 1.0),
+            (2_200_000, 0.000_002, 0.999_99),
+        ];
+        for (case, (n, zero, ones)) in patterns.into_iter().enumerate() {
+            let bytes: Vec<u8> = (0..n.div_ceil(8) + 16)
+                .map(|_| {
+                    let p: f64 = rng.random();
+                    if p < zero {
+                        0
+                    } else if p < zero + ones {
+                        0xFF
+                    } else {
+                        // Mixed: never uniform.
+                        rng.random_range(1..=0xFEu8)
+                    }
+                })
+                .collect();
+            let offset = case % 7;
+            let len = n - offset;
+            let values: Vec<u32> = (offset..n)
+                .map(|j| ((bytes[j / 8] >> (j % 8)) & 1) as u32)
+                .collect();
+            let expected = upstream(1, &values);
+            for calls in [1, 3, 1000] {
+                let mut enc = RleEncoder::new(1);
+                let step = len.div_ceil(calls);
+                let mut at = 0;
+                while at < len {
+                    let k = step.min(len - at);
+                    enc.put_bits(&bytes, offset + at, k);
+                    at += k;
+                }
+                let mut out = Vec::new();
+                enc.finish_into(&mut out);
+                assert!(out == expected, "case {case}, {calls} calls");
+            }
+        }
+    }
+
     #[test]
     fn reuse_after_finish() {
         let mut enc = RleEncoder::new(3);
