@@ -14,13 +14,19 @@ pub(crate) struct Dictionary {
     width: usize,
     /// Distinct values, in key order (the dictionary page body).
     values: Vec<u8>,
-    /// Open-addressing table: 0 for an empty slot, else entry number + 1.
+    /// Open-addressing table: 0 for an empty slot, else one more than the
+    /// entry number in the bits of `low` and the entry's hash in the bits
+    /// above (a tag: most probes that meet another entry are told apart in
+    /// the slot, without reading that entry's value or hash from memory).
     slots: Vec<u32>,
-    /// Stored hash of each entry (to skip most byte comparisons and to rehash).
+    /// Stored hash of each entry (to rehash).
     hashes: Vec<u32>,
     len: usize,
     /// The table grows when `len` reaches this.
     grow_at: usize,
+    /// The slot bits that hold one more than the entry number: enough for
+    /// `grow_at`.
+    low: u32,
     /// The most entries the dictionary is expected to reach before the
     /// column falls back (0: unknown); growth stops short of doubling past it.
     expected: usize,
@@ -48,6 +54,7 @@ impl Dictionary {
             hashes: Vec::new(),
             len: 0,
             grow_at: 0,
+            low: 0,
             expected,
             indices: Vec::new(),
             rle: RleEncoder::new(0),
@@ -163,15 +170,19 @@ impl Dictionary {
             self.grow();
         }
         let mask = self.slots.len() - 1;
+        let low = self.low;
         let mut pos = hash as usize & mask;
         loop {
-            let key = match self.slots[pos] {
-                0 => return self.insert_at(pos, value, hash),
-                slot => slot - 1,
-            };
-            let start = key as usize * width;
-            if self.hashes[key as usize] == hash && self.values[start..start + width] == *value {
-                return key;
+            let slot = self.slots[pos];
+            if slot == 0 {
+                return self.insert_at(pos, value, hash);
+            }
+            if (slot ^ hash) & !low == 0 {
+                let key = (slot & low) - 1;
+                let start = key as usize * width;
+                if self.values[start..start + width] == *value {
+                    return key;
+                }
             }
             pos = (pos + 1) & mask;
         }
@@ -180,7 +191,7 @@ impl Dictionary {
     #[inline(always)]
     fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
         let key = self.len as u32;
-        self.slots[pos] = key + 1;
+        self.slots[pos] = (hash & !self.low) | (key + 1);
         if self.hashes.len() == self.hashes.capacity() {
             self.reserve_entries();
         }
@@ -222,6 +233,10 @@ impl Dictionary {
         } else {
             half
         };
+        // Entry numbers + 1 up to `grow_at` fit in `low`.
+        let bits = usize::BITS - self.grow_at.leading_zeros();
+        self.low = u32::try_from((1u64 << bits.min(32)) - 1).unwrap_or(u32::MAX);
+        let low = self.low;
         self.slots.clear();
         self.slots.resize(capacity, 0);
         let mask = capacity - 1;
@@ -236,7 +251,7 @@ impl Dictionary {
             while self.slots[pos] != 0 {
                 pos = (pos + 1) & mask;
             }
-            self.slots[pos] = key as u32 + 1;
+            self.slots[pos] = (hash & !low) | (key as u32 + 1);
         }
     }
 
@@ -327,6 +342,51 @@ mod tests {
             assert_eq!(dict.indices, expected_keys);
             assert_eq!(dict.values(), seen.concat().as_slice());
             assert_eq!(dict.len(), seen.len());
+        }
+    }
+
+    /// Many entries (tables of up to 2^19 slots, grown many times, some at
+    /// 3/5 load with an expected count), repeats among them: keys as a map
+    /// from value to first-seen order gives them, in one call and in many.
+    #[test]
+    fn large_dictionaries_keep_keys() {
+        use std::collections::HashMap;
+        for (width, distinct, expected) in [
+            (4usize, 200_000usize, 0usize),
+            (8, 150_000, 150_100),
+            (3, 90_000, 0),
+            (16, 70_000, 0),
+        ] {
+            let mut rng = StdRng::seed_from_u64(width as u64 + 7);
+            let pool: Vec<Vec<u8>> = (0..distinct)
+                .map(|_| (0..width).map(|_| rng.random()).collect())
+                .collect();
+            let mut input = Vec::new();
+            let mut map: HashMap<&[u8], u32> = HashMap::new();
+            let mut expected_keys = Vec::new();
+            for i in 0..distinct * 2 {
+                // New values in order, with earlier ones repeated between.
+                let v = if i % 2 == 0 {
+                    &pool[i / 2]
+                } else {
+                    &pool[rng.random_range(0..=i / 2)]
+                };
+                input.extend_from_slice(v);
+                let next = map.len() as u32;
+                expected_keys.push(*map.entry(v.as_slice()).or_insert(next));
+            }
+            for calls in [1, 97] {
+                let mut dict = Dictionary::with_expected(width, expected);
+                let step = (input.len() / width).div_ceil(calls) * width;
+                for part in input.chunks(step) {
+                    dict.put(part);
+                }
+                assert!(
+                    dict.indices == expected_keys,
+                    "width {width}, {calls} calls"
+                );
+                assert_eq!(dict.len(), map.len());
+            }
         }
     }
 }
