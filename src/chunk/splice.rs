@@ -2,6 +2,7 @@
 //! page first, to `SerializedRowGroupWriter::append_column`.
 
 use super::{PageSink, Stored};
+use crate::encoding::prefetch;
 use bytes::Bytes;
 use parquet::arrow::arrow_writer::PageStore;
 use parquet::column::writer::ColumnCloseResult;
@@ -103,6 +104,9 @@ struct PageStream {
     end: usize,
 }
 
+/// Bytes [`PageStream`] asks the memory for beyond each read.
+const READ_AHEAD: usize = 8 << 10;
+
 impl Read for PageStream {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if buf.is_empty() {
@@ -122,12 +126,19 @@ impl Read for PageStream {
                 } else {
                     rest.min(k)
                 };
-                let src = match &self.current {
-                    Some(b) => &b[self.pos..self.pos + n],
-                    None => &self.blocks[self.block][self.pos..self.pos + n],
+                let blob: &[u8] = match &self.current {
+                    Some(b) => b,
+                    None => &self.blocks[self.block],
                 };
-                buf[..n].copy_from_slice(src);
+                buf[..n].copy_from_slice(&blob[self.pos..self.pos + n]);
                 self.pos += n;
+                // The caller (`std::io::copy`) reads in small pieces: ask for
+                // the next piece's lines now, so that reading them from
+                // memory overlaps writing this one out.
+                let ahead = blob_end.min(self.pos + n.max(READ_AHEAD));
+                for line in blob[self.pos..ahead].iter().step_by(64) {
+                    prefetch(line);
+                }
                 return Ok(n);
             }
             match self.pages.next() {
