@@ -233,9 +233,10 @@ impl Dictionary {
         } else {
             half
         };
-        // Entry numbers + 1 up to `grow_at` fit in `low`.
-        let bits = usize::BITS - self.grow_at.leading_zeros();
-        self.low = u32::try_from((1u64 << bits.min(32)) - 1).unwrap_or(u32::MAX);
+        // Entry numbers + 1 up to `grow_at` fit in `low` (all 32 bits, no
+        // tag, past 2^32 - 1 entries).
+        let bits = (usize::BITS - self.grow_at.leading_zeros()).min(32);
+        self.low = ((1u64 << bits) - 1) as u32;
         let low = self.low;
         self.slots.clear();
         self.slots.resize(capacity, 0);

@@ -285,9 +285,10 @@ fn bits64(bits: &[u8], pos: usize) -> u64 {
     let word = match bits.get(byte..byte + 16) {
         Some(b) => u128::from_le_bytes(b.try_into().expect("16 bytes")),
         None => {
+            // Near the end: the bytes left, then zeros.
             let mut b = [0u8; 16];
             let tail = bits.get(byte..).unwrap_or_default();
-            b[..tail.len().min(16)].copy_from_slice(&tail[..tail.len().min(16)]);
+            b[..tail.len()].copy_from_slice(tail);
             u128::from_le_bytes(b)
         }
     };

@@ -81,8 +81,8 @@ pub(super) struct RowGroupWriter<W: Write + Send> {
     /// With more than one thread: the workers that encode columns.
     pool: Option<Pool>,
     /// With more than one thread: each leaf's cost, in nanoseconds per
-    /// 1,024 rows (estimated from its type, then measured), which orders
-    /// the pool's tasks.
+    /// 1,024 rows (guessed from its type when the threads are set, then
+    /// measured), which orders the pool's tasks.
     costs: Vec<u64>,
     /// Why the writer cannot go on, after a failure half-way through a
     /// write or flush (rather than produce a broken file).
@@ -448,6 +448,13 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
 
     fn set_threads(&mut self, threads: usize) {
         self.pool = (threads > 1).then(|| Pool::new(threads));
+        self.costs = match self.pool {
+            Some(_) => {
+                let leaves = self.factory.column_plan().leaves();
+                leaves.iter().map(|l| l.cost_hint()).collect()
+            }
+            None => Vec::new(),
+        };
     }
 
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {

@@ -51,7 +51,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 Some(span) => {
                     if let Some(shape) = self.factory.shape(span.first) {
                         checks.push((true, field.name().clone()));
-                        let weight = array.len() as u64;
+                        let weight = array.get_array_memory_size() as u64;
                         tasks.push((
                             weight,
                             Box::new(move || shape.validate(&flat_leaf(&field, &array))),
@@ -60,7 +60,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 }
                 None if needs_value_check(&field, &array) => {
                     checks.push((false, field.name().clone()));
-                    let weight = array.len() as u64;
+                    let weight = array.get_array_memory_size() as u64;
                     tasks.push((weight, Box::new(move || check_values(&field, &array))));
                 }
                 None => {}
@@ -107,16 +107,6 @@ impl<W: Write + Send> RowGroupWriter<W> {
         let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
         let rows_left = self.max_rows.map(|max| max.saturating_sub(row_group.rows));
         let writers = std::mem::take(&mut row_group.writers);
-        let costs = &mut self.costs;
-        if costs.len() < self.factory.column_plan().leaves().len() {
-            *costs = self
-                .factory
-                .column_plan()
-                .leaves()
-                .iter()
-                .map(|l| l.cost_hint())
-                .collect();
-        }
         let mut order = Vec::with_capacity(writers.len());
         let mut tasks: Vec<(u64, Task<Written>)> = Vec::with_capacity(writers.len());
         for ((leaf, mut writer), column) in writers.into_iter().zip(leaves) {
@@ -126,7 +116,8 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 .and_then(|c| c.get_mut(leaf))
                 .and_then(Option::take);
             order.push(leaf);
-            let weight = costs
+            let weight = self
+                .costs
                 .get(leaf)
                 .map_or(1, |c| c.saturating_mul(rows as u64) >> 10);
             tasks.push((
@@ -156,10 +147,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                     let what = format!("writing column {}", column_name(factory, leaf));
                     panicked(&what, message)
                 })?;
-                if let Some(slot) = chunkers.as_mut().and_then(|c| c.get_mut(leaf)) {
-                    *slot = chunker;
-                }
-                learn(costs, leaf, elapsed, rows);
+                take_back(chunkers, costs, leaf, chunker, elapsed, rows);
                 match state {
                     State::Closed(chunk) => Ok((leaf, chunk?)),
                     State::Open(_, Err(e)) => Err(e),
@@ -169,16 +157,13 @@ impl<W: Write + Send> RowGroupWriter<W> {
                     ))),
                 }
             };
-            return match local {
-                Ok(Ok(())) => {
+            return match local_result(local) {
+                Ok(()) => {
                     let mut chunks = outcomes.by_ref().map(&mut settle);
                     self.sink.get_mut().append_row_group(&mut chunks)
                 }
                 // As in the sequential order of errors: a column's first.
-                local => match outcomes.map(settle).find_map(Result::err) {
-                    Some(e) => Err(e),
-                    None => Err(local_error(local)),
-                },
+                Err(local) => Err(outcomes.map(settle).find_map(Result::err).unwrap_or(local)),
             };
         }
         let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
@@ -188,10 +173,14 @@ impl<W: Write + Send> RowGroupWriter<W> {
             match outcome {
                 Ok((State::Open(writer, result), chunker, elapsed)) => {
                     row_group.writers.push((leaf, writer));
-                    if let Some(slot) = self.chunkers.as_mut().and_then(|c| c.get_mut(leaf)) {
-                        *slot = chunker;
-                    }
-                    learn(&mut self.costs, leaf, elapsed, rows);
+                    take_back(
+                        &mut self.chunkers,
+                        &mut self.costs,
+                        leaf,
+                        chunker,
+                        elapsed,
+                        rows,
+                    );
                     if let Err(e) = result {
                         first_error.get_or_insert(e);
                     }
@@ -211,10 +200,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 }
             }
         }
-        if let Err(e) = local
-            .map_err(|m| panicked("the inner parquet writer", m))
-            .and_then(|r| r)
-        {
+        if let Err(e) = local_result(local) {
             first_error.get_or_insert(e);
         }
         if lost {
@@ -246,10 +232,21 @@ enum State {
 /// took, and how long the write took.
 type Written = (State, Option<Chunker>, Duration);
 
-/// Folds a write's time into its leaf's cost (nanoseconds per 1,024
+/// Puts back what a write task took for leaf `leaf` (its chunker) and
+/// folds the write's time into the leaf's cost (nanoseconds per 1,024
 /// rows), which weighs the leaf's next task: the pool's workers take the
 /// heaviest first. Timing only orders tasks; it never changes bytes.
-fn learn(costs: &mut [u64], leaf: usize, elapsed: Duration, rows: usize) {
+fn take_back(
+    chunkers: &mut Option<Vec<Option<Chunker>>>,
+    costs: &mut [u64],
+    leaf: usize,
+    chunker: Option<Chunker>,
+    elapsed: Duration,
+    rows: usize,
+) {
+    if let Some(slot) = chunkers.as_mut().and_then(|c| c.get_mut(leaf)) {
+        *slot = chunker;
+    }
     if let (Some(cost), Some(rows)) = (costs.get_mut(leaf), NonZeroUsize::new(rows)) {
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
         let measured = nanos.saturating_mul(1024) / rows.get() as u64;
@@ -257,13 +254,12 @@ fn learn(costs: &mut [u64], leaf: usize, elapsed: Duration, rows: usize) {
     }
 }
 
-/// The error of the caller's own part of a step that failed.
-fn local_error(local: Outcome<Result<()>>) -> ParquetError {
-    match local {
-        Ok(Err(e)) => e,
-        Ok(Ok(())) => ParquetError::General("no error".into()),
-        Err(message) => panicked("the inner parquet writer", message),
-    }
+/// The result of the caller's own part of a step (the inner `parquet`
+/// writer's), a panic as an error.
+fn local_result(local: Outcome<Result<()>>) -> Result<()> {
+    local
+        .map_err(|message| panicked("the inner parquet writer", message))
+        .and_then(|r| r)
 }
 
 /// Closes `writers` on the pool; the chunks in leaf order, each as soon
