@@ -1,8 +1,9 @@
 //! Wall time of `ArrowWriter::with_threads(2)` against `with_threads(1)` on
 //! the tables of the `threads/` benchmarks (`decimal_nonnull`: two FLBA
-//! columns; `mixed4`: UUID, nullable decimal, Int64, Utf8), each file
-//! written as one batch (`1x`) or as 16 batches (`16x`), default
-//! configuration, 1,048,576 rows.
+//! columns; `mixed4`: UUID, nullable decimal, Int64, Utf8) in the default
+//! configuration, and under zstd on one wide column (`uuid`: pages
+//! compressed on the second thread) and on `decimal_nonnull`; each file
+//! written as one batch (`1x`) or as 16 batches (`16x`), 1,048,576 rows.
 //!
 //! Each round writes the file once on one thread and once on two, back to
 //! back (the order alternating between rounds), and the round's ratio is
@@ -15,6 +16,7 @@
 //! ```text
 //! cargo run --release --example threads
 //! cargo run --release --example threads -- --rounds 41
+//! cargo run --release --example threads -- --only uuid/zstd
 //! ```
 
 include!("../src/versions.rs");
@@ -30,9 +32,14 @@ use workloads::{DEFAULT_ROWS, config, exit_code, parse_count, setup_batches, wor
 
 /// One file written with parquet-flba on `threads` threads into `out`; its
 /// wall time in milliseconds.
-fn write(batches: &[RecordBatch], threads: usize, out: &mut Vec<u8>) -> Result<f64, String> {
+fn write(
+    batches: &[RecordBatch],
+    configuration: &str,
+    threads: usize,
+    out: &mut Vec<u8>,
+) -> Result<f64, String> {
     out.clear();
-    let props = config("default").expect("known configuration");
+    let props = config(configuration).ok_or("unknown configuration")?;
     let start = Instant::now();
     let mut w = parquet_flba::ArrowWriter::try_new(&mut *out, batches[0].schema(), Some(props))
         .map_err(|e| e.to_string())?
@@ -46,6 +53,7 @@ fn write(batches: &[RecordBatch], threads: usize, out: &mut Vec<u8>) -> Result<f
 
 fn run() -> Result<(), String> {
     let mut rounds = 21;
+    let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -53,38 +61,56 @@ fn run() -> Result<(), String> {
                 let value = args.next().ok_or("--rounds needs a value")?;
                 rounds = parse_count("--rounds", &value)?;
             }
-            other => return Err(format!("unknown argument {other} (--rounds N)")),
+            "--only" => only = Some(args.next().ok_or("--only needs TABLE/CONFIGURATION")?),
+            other => {
+                return Err(format!(
+                    "unknown argument {other} (--rounds N, --only TABLE/CONFIGURATION)"
+                ));
+            }
         }
     }
     let decimal = workload("decimal_nonnull")
         .expect("workload")
         .build(DEFAULT_ROWS);
+    let uuid = workload("uuid").expect("workload").build(DEFAULT_ROWS);
     let mixed = setup_batches(1, DEFAULT_ROWS).remove(0);
     println!("# with_threads(2) ÷ with_threads(1), wall time, {rounds} paired rounds\n");
     println!(
-        "| table | batches | ratio median (min–max) | 1 thread min / median ms | 2 threads min / median ms |"
+        "| table | configuration | batches | ratio median (min–max) | 1 thread min / median ms | 2 threads min / median ms |"
     );
-    println!("|---|---|---:|---:|---:|");
+    println!("|---|---|---|---:|---:|---:|");
     let (mut one, mut two) = (Vec::new(), Vec::new());
-    for (name, batch) in [("decimal_nonnull", decimal), ("mixed4", mixed)] {
+    let tables = [
+        ("decimal_nonnull", "default", decimal.clone()),
+        ("mixed4", "default", mixed),
+        ("uuid", "zstd", uuid),
+        ("decimal_nonnull", "zstd", decimal),
+    ];
+    for (name, configuration, batch) in tables {
+        if only
+            .as_ref()
+            .is_some_and(|o| *o != format!("{name}/{configuration}"))
+        {
+            continue;
+        }
         let pieces: Vec<_> = (0..16)
             .map(|i| batch.slice(i * (DEFAULT_ROWS / 16), DEFAULT_ROWS / 16))
             .collect();
         for (shape, batches) in [("1x", std::slice::from_ref(&batch)), ("16x", &pieces[..])] {
             // Warm-up, and the bytes check.
-            write(batches, 1, &mut one)?;
-            write(batches, 2, &mut two)?;
+            write(batches, configuration, 1, &mut one)?;
+            write(batches, configuration, 2, &mut two)?;
             if one != two {
                 return Err(format!("{name}/{shape}: two threads wrote different bytes"));
             }
             let (mut t1, mut t2, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
             for round in 0..rounds {
                 let (a, b) = if round % 2 == 0 {
-                    let a = write(batches, 1, &mut one)?;
-                    (a, write(batches, 2, &mut two)?)
+                    let a = write(batches, configuration, 1, &mut one)?;
+                    (a, write(batches, configuration, 2, &mut two)?)
                 } else {
-                    let b = write(batches, 2, &mut two)?;
-                    (write(batches, 1, &mut one)?, b)
+                    let b = write(batches, configuration, 2, &mut two)?;
+                    (write(batches, configuration, 1, &mut one)?, b)
                 };
                 t1.push(a);
                 t2.push(b);
@@ -95,7 +121,7 @@ fn run() -> Result<(), String> {
             }
             let mid = rounds / 2;
             println!(
-                "| {name} | {shape} | {:.2} ({:.2}–{:.2}) | {:.1} / {:.1} | {:.1} / {:.1} |",
+                "| {name} | {configuration} | {shape} | {:.2} ({:.2}–{:.2}) | {:.1} / {:.1} | {:.1} / {:.1} |",
                 ratios[mid],
                 ratios[0],
                 ratios[rounds - 1],

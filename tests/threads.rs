@@ -20,6 +20,7 @@ use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreF
 use parquet::basic::Compression;
 use parquet::errors::{ParquetError, Result as PqResult};
 use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder, WriterVersion};
+use parquet::schema::types::ColumnPath;
 use parquet_flba::{ArrowWriter, MemoryListener, SpillPageStoreFactory};
 
 /// Thread counts: the caller alone, two, four, and more than the table's
@@ -152,12 +153,22 @@ fn check_threads(
     batches: &[RecordBatch],
     opts: &Opts,
 ) -> Result<(), String> {
-    check_threads_with(name, schema, batches, opts, true)
+    // Compressed pages go to the pool's threads with buffers of their own,
+    // so `memory_size()` is not the one-thread value there.
+    let compressed = opts.props.compression(&ColumnPath::new(Vec::new()));
+    check_threads_with(
+        name,
+        schema,
+        batches,
+        opts,
+        compressed == Compression::UNCOMPRESSED,
+    )
 }
 
 /// [`check_threads`]; `exact_memory`: `memory_size()` after each write too
 /// (not with a spilling store, whose budget is shared by the columns, so
-/// which pages spill depends on the order the threads store them in).
+/// which pages spill depends on the order the threads store them in, nor
+/// with compression, whose pages are compressed in buffers of their own).
 fn check_threads_with(
     name: &str,
     schema: &SchemaRef,
@@ -534,38 +545,170 @@ impl MemoryListener for Pool {
 
 /// With a memory listener, the reservation follows the buffered row group
 /// as with one thread (the same `memory_size()` after every write) and is
-/// given back in full at close.
+/// given back in full at close. Compressed, the pages compressed on the
+/// pool's threads hold buffers of their own: the reservation still covers
+/// `memory_size()` and returns to zero.
 #[test]
 fn memory_reservation_returns_to_zero() {
     let schema = wide_schema();
     let batches = wide_batches("memory");
-    let opts = Opts::props(
-        WriterProperties::builder()
-            .set_max_row_group_row_count(Some(1000))
+    for compression in [
+        Compression::UNCOMPRESSED,
+        Compression::ZSTD(Default::default()),
+    ] {
+        let opts = Opts::props(
+            small_pages(WriterProperties::builder())
+                .set_compression(compression)
+                .set_max_row_group_row_count(Some(1000))
+                .build(),
+        );
+        let mut reserved = Vec::new();
+        for threads in THREADS {
+            let pool = Arc::new(Pool::default());
+            let mut bytes = Vec::new();
+            let mut w = flba::writer(&mut bytes, &schema, &opts)
+                .unwrap()
+                .with_memory_listener(pool.clone())
+                .with_memory_reservation_block(16 << 10)
+                .with_threads(threads);
+            let mut steps = Vec::new();
+            for b in &batches {
+                w.write(b).unwrap();
+                assert_eq!(w.reserved_memory(), pool.used.load(SeqCst));
+                assert!(w.reserved_memory() >= w.memory_size());
+                steps.push((w.memory_size(), w.reserved_memory()));
+            }
+            w.close().unwrap();
+            assert_eq!(pool.used.load(SeqCst), 0, "threads={threads}");
+            assert!(*pool.peak.lock().unwrap() > 0);
+            reserved.push(steps);
+        }
+        if compression == Compression::UNCOMPRESSED {
+            assert!(reserved.iter().all(|r| r == &reserved[0]), "{reserved:?}");
+        }
+    }
+}
+
+/// The number of pages sent to the pool's threads to compress, and how
+/// many of them a worker (not the waiting column's thread) compressed, as
+/// the writer's `Debug` output shows them.
+fn pages_compressed_on_threads<W: std::io::Write + Send>(w: &ArrowWriter<W>) -> (usize, usize) {
+    let debug = format!("{w:?}");
+    let at = debug
+        .find("pages_compressed_on_threads: (")
+        .unwrap_or_else(|| panic!("{debug}"));
+    let rest = &debug[at + "pages_compressed_on_threads: (".len()..];
+    let inner = &rest[..rest.find(')').unwrap()];
+    let (sent, on_workers) = inner.split_once(", ").unwrap();
+    (sent.parse().unwrap(), on_workers.parse().unwrap())
+}
+
+/// One wide compressed column on several threads: its pages are compressed
+/// on the pool's threads, out of order with its encoding, and the file is
+/// parquet's, for every codec and both page versions, with a dictionary
+/// that falls back half-way, with pages kept in a spilling store, and in
+/// content-defined chunks; with one thread, or no compression, no page is
+/// sent.
+#[test]
+fn one_compressed_column_uses_the_threads() {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "d",
+        DataType::Decimal128(38, 10),
+        true,
+    )]));
+    let mut g = Gen::new("one_column");
+    // The first batch repeats a few values (a dictionary), the later ones
+    // are random: the dictionary falls back in the second.
+    let low = Spec {
+        distinct: Some(20),
+        ..Spec::new(Nulls::Density(0.1))
+    };
+    let batches = vec![
+        g.batch(&schema, 3000, &low),
+        g.batch(&schema, 20_000, &Spec::new(Nulls::Density(0.1))),
+        g.batch(&schema, 1, &Spec::new(Nulls::Absent)),
+        g.batch(&schema, 7000, &Spec::new(Nulls::Density(0.5))),
+    ];
+    let codecs = [
+        Compression::ZSTD(Default::default()),
+        Compression::SNAPPY,
+        Compression::LZ4_RAW,
+        Compression::GZIP(Default::default()),
+        Compression::UNCOMPRESSED,
+    ];
+    let mut failures = Failures::new();
+    for codec in codecs {
+        for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+            for cdc in [false, true] {
+                let mut props = WriterProperties::builder()
+                    .set_compression(codec)
+                    .set_writer_version(version)
+                    .set_data_page_size_limit(8 << 10)
+                    .set_dictionary_page_size_limit(64 << 10)
+                    .set_max_row_group_row_count(Some(12_000));
+                if cdc {
+                    props = props.set_content_defined_chunking(Some(small_cdc()));
+                }
+                let name = format!("{codec:?}/{version:?}/cdc={cdc}");
+                let opts = Opts::props(props.build());
+                failures.check(check_threads(&name, &schema, &batches, &opts));
+                for threads in [1, 2, 3] {
+                    let mut w = flba::writer(Vec::new(), &schema, &opts)
+                        .unwrap()
+                        .with_threads(threads);
+                    for b in &batches {
+                        w.write(b).unwrap();
+                    }
+                    let (sent, _) = pages_compressed_on_threads(&w);
+                    w.close().unwrap();
+                    let expect_sent = threads > 1 && codec != Compression::UNCOMPRESSED;
+                    if expect_sent != (sent > 0) {
+                        failures.check(Err(format!(
+                            "{name}: threads={threads}: {sent} pages sent to the threads"
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    // With a spilling store too.
+    let opts = Opts {
+        props: WriterProperties::builder()
+            .set_compression(Compression::ZSTD(Default::default()))
+            .set_data_page_size_limit(8 << 10)
             .build(),
-    );
-    let mut reserved = Vec::new();
-    for threads in THREADS {
-        let pool = Arc::new(Pool::default());
-        let mut bytes = Vec::new();
-        let mut w = flba::writer(&mut bytes, &schema, &opts)
-            .unwrap()
-            .with_memory_listener(pool.clone())
-            .with_memory_reservation_block(16 << 10)
-            .with_threads(threads);
-        let mut steps = Vec::new();
+        page_store_factory: Some(Arc::new(SpillPageStoreFactory::new(16 << 10))),
+        ..Default::default()
+    };
+    failures.check(check_threads_with("spill", &schema, &batches, &opts, false));
+    failures.finish();
+
+    // Large enough pages that a worker takes some (the caller would
+    // otherwise compress each page itself while it waits).
+    let mut w = flba::writer(
+        Vec::new(),
+        &schema,
+        &Opts::props(
+            WriterProperties::builder()
+                .set_compression(Compression::ZSTD(Default::default()))
+                .set_data_page_size_limit(4 << 10)
+                .build(),
+        ),
+    )
+    .unwrap()
+    .with_threads(2);
+    let mut on_workers = 0;
+    for _ in 0..20 {
         for b in &batches {
             w.write(b).unwrap();
-            assert_eq!(w.reserved_memory(), pool.used.load(SeqCst));
-            assert!(w.reserved_memory() >= w.memory_size());
-            steps.push((w.memory_size(), w.reserved_memory()));
         }
-        w.close().unwrap();
-        assert_eq!(pool.used.load(SeqCst), 0, "threads={threads}");
-        assert!(*pool.peak.lock().unwrap() > 0);
-        reserved.push(steps);
+        on_workers = pages_compressed_on_threads(&w).1;
+        if on_workers > 0 {
+            break;
+        }
     }
-    assert!(reserved.iter().all(|r| r == &reserved[0]), "{reserved:?}");
+    w.close().unwrap();
+    assert!(on_workers > 0, "no page was compressed by a worker");
 }
 
 /// `with_threads(0)` is one thread; the setting shows in `Debug`.

@@ -11,8 +11,10 @@ pub(crate) use stores::HandOff;
 use crate::column::{ArrowColumnWriter, WriterInner};
 use crate::leaf::{FlbaColumnWriter, LeafShape};
 use crate::plan::{ColumnPlan, LeafKind};
+use crate::writer::pool::PageHelpers;
 use arrow_schema::{Schema, SchemaRef};
 use parquet::arrow::arrow_writer::{self as upstream, PageStore, PageStoreFactory};
+use parquet::basic::Compression;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterPropertiesPtr;
 use parquet::file::writer::SerializedFileWriter;
@@ -43,6 +45,9 @@ pub struct ArrowRowGroupWriterFactory {
     /// With a user's page store factory and a fast leaf: every row group's
     /// writers come from `whole`, whose stores this routes.
     router: Option<Arc<Router>>,
+    /// With [`ArrowWriter::with_threads`](crate::ArrowWriter::with_threads)
+    /// and compression: the threads fast writers compress pages on.
+    page_helpers: Option<PageHelpers>,
 }
 
 impl std::fmt::Debug for ArrowRowGroupWriterFactory {
@@ -81,6 +86,7 @@ impl ArrowRowGroupWriterFactory {
             partial,
             parquet_leaves,
             router: None,
+            page_helpers: None,
         }
     }
 
@@ -202,8 +208,23 @@ impl ArrowRowGroupWriterFactory {
         store: Option<Box<dyn PageStore>>,
     ) -> Result<ArrowColumnWriter> {
         let descr = self.columns[leaf].clone();
-        let writer = FlbaColumnWriter::try_new(descr, &self.props, kind, store)?;
+        let helpers = self.page_helpers.clone();
+        let writer = FlbaColumnWriter::try_new(descr, &self.props, kind, store, helpers)?;
         Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
+    }
+
+    /// Whether some fast leaf's pages are compressed.
+    pub(crate) fn compresses_fast_leaves(&self) -> bool {
+        (0..self.columns.len()).any(|leaf| {
+            self.plan.is_fast(leaf)
+                && self.props.compression(self.columns[leaf].path()) != Compression::UNCOMPRESSED
+        })
+    }
+
+    /// Fast writers created from now on compress their data pages on
+    /// `helpers`' threads (if their column is compressed).
+    pub(crate) fn set_page_helpers(&mut self, helpers: Option<PageHelpers>) {
+        self.page_helpers = helpers;
     }
 
     /// The Arrow schema the factory writes.

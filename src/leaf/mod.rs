@@ -26,6 +26,7 @@ use crate::chunk::{FlbaChunk, PageSink};
 use crate::levels::LeafLevels;
 use crate::page::PageBuilder;
 use crate::values::{FlbaKind, NativeValues};
+use crate::writer::pool::PageHelpers;
 use arrow_array::ArrayRef;
 use arrow_schema::FieldRef;
 use batches::Span;
@@ -74,16 +75,19 @@ impl std::fmt::Debug for FlbaColumnWriter {
 
 impl FlbaColumnWriter {
     /// A writer for the column `descr` holding values of `kind`; finished
-    /// pages go to `store` if given.
+    /// pages go to `store` if given, and are compressed on `helpers`'
+    /// threads if given.
     pub(crate) fn try_new(
         descr: ColumnDescPtr,
         props: &WriterProperties,
         kind: FlbaKind,
         store: Option<Box<dyn PageStore>>,
+        helpers: Option<PageHelpers>,
     ) -> Result<Self> {
         let width = crate::values::parquet_width(&descr);
         let repeated_ancestor_def_level = descr.repeated_ancestor_def_level();
-        let builder = PageBuilder::try_new(descr, props, kind.order(width), PageSink::new(store))?;
+        let sink = PageSink::new(store);
+        let builder = PageBuilder::try_new(descr, props, kind.order(width), sink, helpers)?;
         Ok(Self {
             kind,
             width,
@@ -165,7 +169,7 @@ impl FlbaColumnWriter {
         self.distinct.add(view, values);
         let b = &mut self.builder;
         b.expect(view.values_in(0, view.num_levels()), view.num_levels());
-        match cdc {
+        let written = match cdc {
             None => {
                 let whole = Span {
                     levels: 0..view.num_levels(),
@@ -176,7 +180,11 @@ impl FlbaColumnWriter {
             Some((chunker, array)) => {
                 batches::write_content_defined(b, self.width, view, values, chunker, array)
             }
-        }
+        };
+        // Pages out on helper threads are stored before the call returns,
+        // so sizes and memory read between writes are final.
+        let finished = b.finish_pages();
+        written.and(finished)
     }
 
     /// The chunk will take at most `rows` more rows (`None`: unknown); a

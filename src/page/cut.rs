@@ -3,7 +3,7 @@
 //! dictionary is done, and the chunk's metadata, indexes and bloom filter.
 
 use super::PageBuilder;
-use super::output::DataPageHead;
+use super::output::{DataPageHead, PageTag};
 use super::statistics::{HeaderMinMax, chunk_statistics};
 use crate::chunk::FlbaChunk;
 use parquet::basic::{Encoding, EncodingMask, PageType};
@@ -44,28 +44,50 @@ impl PageBuilder {
             num_nulls: self.page.nulls,
             num_rows: self.page.rows,
             encoding,
-            levels,
             rep_len,
-            statistics: header_min_max
-                .as_ref()
-                .map(|m| m.with_nulls(self.page.nulls)),
+            statistics: header_min_max,
         };
-        let written = self.output.write_data_page(s, head, values.bytes)?;
+        let tag = PageTag {
+            encoding,
+            counters: std::mem::take(&mut self.page),
+        };
+        // Whether this write goes on for at least another page.
+        let e = &self.expected;
+        let more = e.levels >= s.data_page_row_count_limit
+            || e.values.saturating_mul(s.width) >= s.data_page_size_limit;
+        self.output
+            .write_data_page(s, head, levels, values.bytes, tag, more)?;
+        self.levels.reset_histograms();
+        self.record_stored();
+        Ok(())
+    }
 
-        let page_type = match s.version {
+    /// Records the data pages the output stored since the last call: their
+    /// locations and sizes.
+    fn record_stored(&mut self) {
+        let page_type = match self.s.version {
             WriterVersion::PARQUET_1_0 => PageType::DATA_PAGE,
             WriterVersion::PARQUET_2_0 => PageType::DATA_PAGE_V2,
         };
-        self.indexes.add_location(written.offset, written.len);
-        self.totals
-            .add_data_page(written, page_type, encoding, &self.page);
-        self.page = Default::default();
-        self.levels.reset_histograms();
-        Ok(())
+        for (written, tag) in self.output.take_stored() {
+            self.indexes.add_location(written.offset, written.len);
+            self.totals
+                .add_data_page(written, page_type, tag.encoding, &tag.counters);
+        }
+    }
+
+    /// Stores the data pages still being compressed on helper threads, so
+    /// that the chunk's sizes are final (at the end of each write).
+    pub(crate) fn finish_pages(&mut self) -> Result<()> {
+        let finished = self.output.finish_pages(&self.s);
+        self.record_stored();
+        finished
     }
 
     /// Writes the dictionary page and ends dictionary encoding.
     pub(super) fn write_dictionary_page(&mut self) -> Result<()> {
+        // The data pages that use it are counted first.
+        self.finish_pages()?;
         let Some(page) = self.encoder.flush_dict_page()? else {
             return Ok(());
         };
@@ -79,6 +101,7 @@ impl PageBuilder {
         if self.page.levels > 0 {
             self.add_data_page()?;
         }
+        self.finish_pages()?;
         if self.encoder.has_dictionary() {
             self.write_dictionary_page()?;
         }

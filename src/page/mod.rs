@@ -32,6 +32,7 @@ pub(crate) use settings::ColumnSettings;
 use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::ColumnEncoder;
 use crate::values::{ValueOrder, ValueSource};
+use crate::writer::pool::PageHelpers;
 use index::PageIndexes;
 use level_encoding::PageLevels;
 use metrics::{ChunkStatistics, ChunkTotals, PageCounters};
@@ -77,12 +78,14 @@ impl std::fmt::Debug for PageBuilder {
 }
 
 impl PageBuilder {
-    /// A builder for `descr`'s chunk, values ordered by `order`, pages into `sink`.
+    /// A builder for `descr`'s chunk, values ordered by `order`, pages into
+    /// `sink`; compressed on `helpers`' threads if given (and compressed).
     pub(crate) fn try_new(
         descr: ColumnDescPtr,
         props: &WriterProperties,
         order: ValueOrder,
         sink: PageSink,
+        helpers: Option<PageHelpers>,
     ) -> Result<Self> {
         let s = ColumnSettings::resolve(&descr, props, order);
         Ok(Self {
@@ -92,7 +95,7 @@ impl PageBuilder {
             totals: ChunkTotals::default(),
             statistics: ChunkStatistics::new(&s),
             indexes: PageIndexes::new(&s),
-            output: PageOutput::try_new(&s, sink)?,
+            output: PageOutput::try_new(&s, sink, helpers)?,
             s,
             descr,
             expected: Expected::default(),

@@ -6,20 +6,23 @@
 //! back to the sink with its header and levels filled in front of them, so
 //! its values are never copied. Other pages are assembled from their parts.
 
-use super::header::{PageKind, PageStatistics, write_page_header};
-use super::metrics::WrittenPage;
+use super::header::{PageKind, write_page_header};
+use super::metrics::{PageCounters, WrittenPage};
 use super::settings::ColumnSettings;
+use super::statistics::HeaderMinMax;
 use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::block::PageBlock;
 use crate::encoding::{ColumnEncoder, DictionaryPage, PageBytes};
-use parquet::basic::Encoding;
+use crate::writer::pool::{PageHelpers, Ticket};
+use parquet::basic::{Compression, Encoding};
 use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterVersion;
+use std::collections::VecDeque;
 
-/// What a data page header says, besides sizes.
+/// What a data page header says, besides sizes and the levels.
 #[derive(Debug)]
-pub(crate) struct DataPageHead<'a> {
+pub(crate) struct DataPageHead {
     /// Levels (values and nulls).
     pub num_levels: u32,
     /// Nulls.
@@ -28,35 +31,67 @@ pub(crate) struct DataPageHead<'a> {
     pub num_rows: u32,
     /// Value encoding.
     pub encoding: Encoding,
-    /// The page's levels, repetition first.
-    pub levels: &'a [u8],
-    /// Length of the repetition levels within `levels`.
+    /// Length of the repetition levels within the page's levels.
     pub rep_len: usize,
-    /// Header statistics, if written.
-    pub statistics: Option<PageStatistics<'a>>,
+    /// Header statistics (min / max), if written.
+    pub statistics: Option<HeaderMinMax>,
 }
 
-impl<'a> DataPageHead<'a> {
-    /// The header's page type and fields, for a page `compressed` or not.
-    fn into_kind(self, version: WriterVersion, compressed: bool) -> PageKind<'a> {
+impl DataPageHead {
+    /// The header's page type and fields, for a page with `levels_len`
+    /// bytes of levels, `compressed` or not.
+    fn kind(&self, version: WriterVersion, levels_len: usize, compressed: bool) -> PageKind<'_> {
+        let statistics = self
+            .statistics
+            .as_ref()
+            .map(|m| m.with_nulls(self.num_nulls));
         match version {
             WriterVersion::PARQUET_1_0 => PageKind::DataV1 {
                 num_values: self.num_levels as i32,
                 encoding: self.encoding,
-                statistics: self.statistics,
+                statistics,
             },
             WriterVersion::PARQUET_2_0 => PageKind::DataV2 {
                 num_values: self.num_levels as i32,
                 num_nulls: self.num_nulls as u32 as i32,
                 num_rows: self.num_rows as i32,
                 encoding: self.encoding,
-                def_levels_len: (self.levels.len() - self.rep_len) as i32,
+                def_levels_len: (levels_len - self.rep_len) as i32,
                 rep_levels_len: self.rep_len as i32,
                 is_compressed: compressed,
-                statistics: self.statistics,
+                statistics,
             },
         }
     }
+}
+
+/// What the page builder records of a data page once it is stored.
+#[derive(Debug)]
+pub(crate) struct PageTag {
+    /// Value encoding.
+    pub encoding: Encoding,
+    /// The page's counters.
+    pub counters: PageCounters,
+}
+
+/// A data page out on a helper thread being compressed ([`PageHelpers`]).
+struct InFlight {
+    head: DataPageHead,
+    tag: PageTag,
+    levels: Vec<u8>,
+    /// Levels and values, uncompressed.
+    uncompressed: usize,
+    ticket: Ticket<Compressed>,
+}
+
+/// What a compression job hands back: its codec and buffers, and the
+/// outcome.
+struct Compressed {
+    codec: Box<dyn Codec>,
+    /// What was compressed: V1 levels and values, V2 values.
+    input: Vec<u8>,
+    output: Vec<u8>,
+    result: Result<()>,
 }
 
 /// Compresses pages, writes their headers and stores them.
@@ -70,26 +105,63 @@ pub(crate) struct PageOutput {
     /// With a page store: the buffer the encoder writes PLAIN pages into,
     /// kept from page to page.
     spare: Vec<u8>,
+    /// Stored data pages not yet recorded by the page builder, in order.
+    stored: Vec<(WrittenPage, PageTag)>,
+    /// With a codec and a writer on several threads: compression moves to
+    /// the pool's threads (see [`Self::write_data_page`]).
+    helpers: Option<Helped>,
+}
+
+/// The state of compressing pages on helper threads.
+struct Helped {
+    helpers: PageHelpers,
+    compression: Compression,
+    /// Pages out being compressed, oldest first.
+    in_flight: VecDeque<InFlight>,
+    /// Codecs and buffers not lent to a job (each kept for one use, so
+    /// that a buffer keeps the size its use needs).
+    codecs: Vec<Box<dyn Codec>>,
+    inputs: Vec<Vec<u8>>,
+    outputs: Vec<Vec<u8>>,
+    levels: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for PageOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PageOutput")
             .field("sink", &self.sink)
+            .field("helpers", &self.helpers.as_ref().map(|h| &h.helpers))
             .finish_non_exhaustive()
     }
 }
 
 impl PageOutput {
-    /// Pages compressed as `s` says, into `sink`.
-    pub(crate) fn try_new(s: &ColumnSettings, sink: PageSink) -> Result<Self> {
+    /// Pages compressed as `s` says, into `sink`; with `helpers`,
+    /// compressed on the writer's other threads.
+    pub(crate) fn try_new(
+        s: &ColumnSettings,
+        sink: PageSink,
+        helpers: Option<PageHelpers>,
+    ) -> Result<Self> {
+        let codec = create_codec(s.compression, &CodecOptionsBuilder::default().build())?;
+        let helpers = helpers.filter(|_| codec.is_some()).map(|helpers| Helped {
+            helpers,
+            compression: s.compression,
+            in_flight: VecDeque::new(),
+            codecs: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            levels: Vec::new(),
+        });
         Ok(Self {
-            codec: create_codec(s.compression, &CodecOptionsBuilder::default().build())?,
+            codec,
             sink,
             header: Vec::new(),
             uncompressed: Vec::new(),
             compressed: Vec::new(),
             spare: Vec::new(),
+            stored: Vec::new(),
+            helpers,
         })
     }
 
@@ -100,11 +172,22 @@ impl PageOutput {
 
     /// Heap bytes held: buffers and the sink's pages.
     pub(crate) fn memory_size(&self) -> usize {
+        let helped = self.helpers.as_ref().map_or(0, |h| {
+            let lent: usize = h.in_flight.iter().map(|f| f.uncompressed).sum();
+            let idle = h.inputs.iter().chain(&h.outputs).chain(&h.levels);
+            idle.map(Vec::capacity).sum::<usize>() + lent
+        });
         self.sink.memory_size()
             + self.header.capacity()
             + self.uncompressed.capacity()
             + self.compressed.capacity()
             + self.spare.capacity()
+            + helped
+    }
+
+    /// Data pages stored since the last call, in page order.
+    pub(crate) fn take_stored(&mut self) -> std::vec::Drain<'_, (WrittenPage, PageTag)> {
+        self.stored.drain(..)
     }
 
     /// Before `need` more bytes of values go to `encoder`: if it writes a
@@ -118,7 +201,10 @@ impl PageOutput {
         need: usize,
     ) -> Result<()> {
         if encoder.wants_page_block() {
-            if self.sink.direct() {
+            // With helper threads, pages are stored while the next is being
+            // written (and copied to be compressed anyway): the encoder
+            // writes into the spare buffer, not a block of the sink.
+            if self.sink.direct() && self.helpers.is_none() {
                 let block = self.sink.lend_block(headroom + need)?;
                 if let Some(unused) = encoder.lend_page_block(block, headroom) {
                     self.sink.return_block(unused)?;
@@ -148,53 +234,46 @@ impl PageOutput {
         self.sink.set_hint(hint);
     }
 
-    /// Writes a data page with `head` and `values`.
+    /// Writes a data page with `head`, `levels` and `values`; once it is
+    /// stored it is listed by [`Self::take_stored`] with `tag`. With helper
+    /// threads and `more` (the write goes on for at least another page,
+    /// which can be encoded meanwhile) the page is compressed on one of
+    /// them and stored later (by a later page, or [`Self::finish_pages`]);
+    /// else it is compressed here (behind the pages still out, if any).
+    /// Pages are stored in order.
     pub(crate) fn write_data_page(
         &mut self,
         s: &ColumnSettings,
-        head: DataPageHead<'_>,
+        head: DataPageHead,
+        levels: &[u8],
         values: PageBytes<'_>,
-    ) -> Result<WrittenPage> {
+        tag: PageTag,
+        more: bool,
+    ) -> Result<()> {
+        if let Some(h) = &self.helpers
+            && (more || !h.in_flight.is_empty())
+        {
+            return self.send_data_page(s, head, levels, values, tag, !more);
+        }
         let bytes: &[u8] = match &values {
             PageBytes::Encoded(bytes) => bytes,
             PageBytes::Block(block) => block.values(),
         };
-        let levels = head.levels;
         let uncompressed = levels.len() + bytes.len();
         let compressed = self.compress(s, levels, bytes)?;
-        let compressed_size = match (compressed, s.version) {
-            (false, _) => uncompressed,
-            (true, WriterVersion::PARQUET_1_0) => self.compressed.len(),
-            (true, WriterVersion::PARQUET_2_0) => levels.len() + self.compressed.len(),
-        };
-        let kind = head.into_kind(s.version, compressed);
-        self.header.clear();
-        write_page_header(
-            &mut self.header,
-            checked_i32(uncompressed)?,
-            checked_i32(compressed_size)?,
-            &kind,
-        );
-        let total = self.header.len() + uncompressed;
-        let written = |(offset, len)| WrittenPage {
-            offset,
-            len,
-            uncompressed: total,
-        };
         if compressed {
             if let PageBytes::Block(block) = values {
                 self.recycle(block)?;
             }
-            let header = self.header.as_slice();
-            let parts: &[&[u8]] = match s.version {
-                WriterVersion::PARQUET_1_0 => &[header, &self.compressed],
-                WriterVersion::PARQUET_2_0 => &[header, levels, &self.compressed],
-            };
-            let offset = self.sink.push(parts, false)?;
-            let len = parts.iter().map(|p| p.len()).sum();
-            return Ok(written((offset, len)));
+            let body = std::mem::take(&mut self.compressed);
+            let stored = self.store_compressed(s, &head, levels, uncompressed, &body);
+            self.compressed = body;
+            self.stored.push((stored?, tag));
+            return Ok(());
         }
-        let placed = match values {
+        self.write_header(s, &head, levels.len(), uncompressed, uncompressed, false)?;
+        let total = self.header.len() + uncompressed;
+        let (offset, len) = match values {
             PageBytes::Block(block) if self.sink.has_lent_block() => {
                 let (block, start, headroom) = block.into_parts();
                 let prefix = [self.header.as_slice(), levels];
@@ -212,7 +291,197 @@ impl PageOutput {
                 (offset, total)
             }
         };
-        Ok(written(placed))
+        let written = WrittenPage {
+            offset,
+            len,
+            uncompressed: total,
+        };
+        self.stored.push((written, tag));
+        Ok(())
+    }
+
+    /// Writes the header of a page into `header`.
+    fn write_header(
+        &mut self,
+        s: &ColumnSettings,
+        head: &DataPageHead,
+        levels_len: usize,
+        uncompressed: usize,
+        compressed_size: usize,
+        compressed: bool,
+    ) -> Result<()> {
+        self.header.clear();
+        write_page_header(
+            &mut self.header,
+            checked_i32(uncompressed)?,
+            checked_i32(compressed_size)?,
+            &head.kind(s.version, levels_len, compressed),
+        );
+        Ok(())
+    }
+
+    /// Stores a page whose values (V1: levels and values) were compressed
+    /// into `body`.
+    fn store_compressed(
+        &mut self,
+        s: &ColumnSettings,
+        head: &DataPageHead,
+        levels: &[u8],
+        uncompressed: usize,
+        body: &[u8],
+    ) -> Result<WrittenPage> {
+        let compressed_size = match s.version {
+            WriterVersion::PARQUET_1_0 => body.len(),
+            WriterVersion::PARQUET_2_0 => levels.len() + body.len(),
+        };
+        self.write_header(s, head, levels.len(), uncompressed, compressed_size, true)?;
+        let header = self.header.as_slice();
+        let parts: &[&[u8]] = match s.version {
+            WriterVersion::PARQUET_1_0 => &[header, body],
+            WriterVersion::PARQUET_2_0 => &[header, levels, body],
+        };
+        let offset = self.sink.push(parts, false)?;
+        Ok(WrittenPage {
+            offset,
+            len: header.len() + compressed_size,
+            uncompressed: header.len() + uncompressed,
+        })
+    }
+
+    /// [`Self::write_data_page`] with helper threads: the page's bytes are
+    /// copied into a buffer of their own and handed, with a codec of their
+    /// own, to a helper (or, `here`, compressed on this thread, queued
+    /// behind the pages still out); then pages beyond what may be out at
+    /// once are stored (waiting for them if need be).
+    fn send_data_page(
+        &mut self,
+        s: &ColumnSettings,
+        head: DataPageHead,
+        levels: &[u8],
+        values: PageBytes<'_>,
+        tag: PageTag,
+        here: bool,
+    ) -> Result<()> {
+        let bytes: &[u8] = match &values {
+            PageBytes::Encoded(bytes) => bytes,
+            PageBytes::Block(block) => block.values(),
+        };
+        let Some(h) = &mut self.helpers else {
+            return Err(ParquetError::General("no helper threads".into()));
+        };
+        let mut input = h.inputs.pop().unwrap_or_default();
+        input.clear();
+        if s.version == WriterVersion::PARQUET_1_0 {
+            input.extend_from_slice(levels);
+        }
+        input.extend_from_slice(bytes);
+        let mut kept_levels = h.levels.pop().unwrap_or_default();
+        kept_levels.clear();
+        kept_levels.extend_from_slice(levels);
+        let mut output = h.outputs.pop().unwrap_or_default();
+        let mut codec = match h.codecs.pop() {
+            Some(codec) => codec,
+            None => create_codec(h.compression, &CodecOptionsBuilder::default().build())?
+                .ok_or_else(|| ParquetError::General("the column has no codec".into()))?,
+        };
+        let uncompressed = levels.len() + bytes.len();
+        let job = move || {
+            output.clear();
+            output.reserve(input.len());
+            let result = codec.compress(&input, &mut output);
+            Compressed {
+                codec,
+                input,
+                output,
+                result,
+            }
+        };
+        let ticket = match here {
+            true => h.helpers.done(job()),
+            false => h.helpers.spawn(job),
+        };
+        h.in_flight.push_back(InFlight {
+            head,
+            tag,
+            levels: kept_levels,
+            uncompressed,
+            ticket,
+        });
+        let out_at_once = h.helpers.in_flight();
+        if let PageBytes::Block(block) = values {
+            self.recycle(block)?;
+        }
+        while self
+            .helpers
+            .as_ref()
+            .is_some_and(|h| h.in_flight.len() > out_at_once)
+        {
+            self.store_oldest(s)?;
+        }
+        Ok(())
+    }
+
+    /// Stores every page still out on a helper thread, in order.
+    pub(crate) fn finish_pages(&mut self, s: &ColumnSettings) -> Result<()> {
+        while self
+            .helpers
+            .as_ref()
+            .is_some_and(|h| !h.in_flight.is_empty())
+        {
+            self.store_oldest(s)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest page out on a helper thread and stores it as
+    /// the page would have been stored had it been compressed here.
+    fn store_oldest(&mut self, s: &ColumnSettings) -> Result<()> {
+        let Some(page) = self.helpers.as_mut().and_then(|h| h.in_flight.pop_front()) else {
+            return Ok(());
+        };
+        let done = page.ticket.wait().map_err(|message| {
+            ParquetError::General(format!(
+                "compressing a page panicked on a worker thread: {message}"
+            ))
+        })?;
+        let Compressed {
+            codec,
+            input,
+            output,
+            result,
+        } = done;
+        if let Some(h) = &mut self.helpers {
+            h.codecs.push(codec);
+        }
+        result?;
+        let levels = page.levels.as_slice();
+        let compressed = match s.version {
+            WriterVersion::PARQUET_1_0 => true,
+            WriterVersion::PARQUET_2_0 => {
+                (output.len() as f64) < page.uncompressed as f64 * s.v2_compression_threshold
+            }
+        };
+        let written = match compressed {
+            true => self.store_compressed(s, &page.head, levels, page.uncompressed, &output)?,
+            false => {
+                let u = page.uncompressed;
+                self.write_header(s, &page.head, levels.len(), u, u, false)?;
+                let offset = self.sink.push(&[&self.header, levels, &input], false)?;
+                let total = self.header.len() + u;
+                WrittenPage {
+                    offset,
+                    len: total,
+                    uncompressed: total,
+                }
+            }
+        };
+        self.stored.push((written, page.tag));
+        if let Some(h) = &mut self.helpers {
+            h.inputs.push(input);
+            h.outputs.push(output);
+            h.levels.push(page.levels);
+        }
+        Ok(())
     }
 
     /// Compresses the page body into `compressed`, if there is a codec and

@@ -9,7 +9,7 @@
 
 mod engine;
 mod options;
-mod pool;
+pub(crate) mod pool;
 mod row_groups;
 
 pub use options::ArrowWriterOptions;
@@ -262,10 +262,23 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// columns of which one costs twice the other take at best about two
     /// thirds of the time on two threads (the README has measurements);
     /// and a busy machine may not give the workers a core,
-    /// in which case they only add their hand-over cost. A single wide
-    /// column gains nothing (its pages are
-    /// encoded and compressed one after another); nor does a file that
-    /// `parquet`'s own `ArrowWriter` writes whole (content-defined
+    /// in which case they only add their hand-over cost.
+    ///
+    /// Compressed columns also compress their data pages on the pool: a
+    /// page cut while the write goes on for at least another page is
+    /// handed to a worker while its column encodes the next (up to
+    /// `2 × threads − 1` pages of a column out at once, at most 8; a thread
+    /// that needs a page back compresses queued pages itself meanwhile);
+    /// the write's last page is compressed by the column's own thread, and
+    /// pages still out when a write ends are waited for, so that
+    /// [`Self::in_progress_size`] is exact between writes. Pages are stored
+    /// in order, so the bytes are the same. This is what a single wide
+    /// compressed column gains (the README has measurements), with batches
+    /// that fill several pages each. Uncompressed pages, and the dictionary
+    /// page, are not handed
+    /// out (there is nothing to overlap). A single wide uncompressed column
+    /// gains nothing; nor does a file that `parquet`'s own `ArrowWriter`
+    /// writes whole (content-defined
     /// chunking where no leaf is on the fast path), which ignores this
     /// setting. With content-defined chunking on a table mixing fast and
     /// `parquet` leaves, the inner `parquet` writer runs on the calling
@@ -280,9 +293,11 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// with one thread; a panic in a worker is returned as
     /// [`ParquetError::General`](parquet::errors::ParquetError::General)
     /// naming the column, with the same effect. [`Self::memory_size`] and
-    /// memory reservations count the same buffers as with one thread;
-    /// columns encoded at the same time also hold their scratch space at
-    /// the same time. Page stores are created as before (in file order, on
+    /// memory reservations count the same buffers as with one thread,
+    /// except that a compressed column keeps the buffers its pages were
+    /// compressed in on the pool (about three per page out at once, each a
+    /// page in size); columns encoded at the same time also hold their
+    /// scratch space at the same time. Page stores are created as before (in file order, on
     /// the calling thread) and then used from the worker threads.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.engine.get_mut().set_threads(threads.max(1));

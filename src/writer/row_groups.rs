@@ -448,6 +448,13 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
 
     fn set_threads(&mut self, threads: usize) {
         self.pool = (threads > 1).then(|| Pool::new(threads));
+        // Compressed fast leaves compress their pages on the pool too (the
+        // writers of a row group already open keep compressing their own).
+        let helpers = match &mut self.pool {
+            Some(pool) if self.factory.compresses_fast_leaves() => Some(pool.page_helpers()),
+            _ => None,
+        };
+        self.factory.set_page_helpers(helpers);
         self.costs = match self.pool {
             Some(_) => {
                 let leaves = self.factory.column_plan().leaves();
@@ -460,6 +467,10 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
         f.field("sink", self.sink.get())
             .field("threads", &self.threads())
+            .field(
+                "pages_compressed_on_threads",
+                &self.pool.as_ref().map_or((0, 0), Pool::page_counts),
+            )
             .field("in_progress_rows", &self.in_progress_rows())
             .field("arrow_schema", &self.arrow_schema)
             .field("max_row_group_row_count", &self.max_rows)
