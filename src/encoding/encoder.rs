@@ -45,6 +45,16 @@ pub(crate) enum PageBytes<'a> {
     Block(PageBlock),
 }
 
+impl PageBytes<'_> {
+    /// The page's encoded values.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            PageBytes::Encoded(bytes) => bytes,
+            PageBytes::Block(block) => block.values(),
+        }
+    }
+}
+
 /// The dictionary page's body (the distinct values, PLAIN) and entry count.
 #[derive(Debug)]
 pub(crate) struct DictionaryPage {

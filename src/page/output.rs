@@ -255,10 +255,7 @@ impl PageOutput {
         {
             return self.send_data_page(s, head, levels, values, tag, !more);
         }
-        let bytes: &[u8] = match &values {
-            PageBytes::Encoded(bytes) => bytes,
-            PageBytes::Block(block) => block.values(),
-        };
+        let bytes = values.as_slice();
         let uncompressed = levels.len() + bytes.len();
         let compressed = self.compress(s, levels, bytes)?;
         if compressed {
@@ -362,10 +359,7 @@ impl PageOutput {
         tag: PageTag,
         here: bool,
     ) -> Result<()> {
-        let bytes: &[u8] = match &values {
-            PageBytes::Encoded(bytes) => bytes,
-            PageBytes::Block(block) => block.values(),
-        };
+        let bytes = values.as_slice();
         let Some(h) = &mut self.helpers else {
             return Err(ParquetError::General("no helper threads".into()));
         };
