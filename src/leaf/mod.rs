@@ -169,7 +169,7 @@ impl FlbaColumnWriter {
         self.distinct.add(view, values);
         let b = &mut self.builder;
         b.expect(view.values_in(0, view.num_levels()), view.num_levels());
-        let written = match cdc {
+        match cdc {
             None => {
                 let whole = Span {
                     levels: 0..view.num_levels(),
@@ -180,11 +180,7 @@ impl FlbaColumnWriter {
             Some((chunker, array)) => {
                 batches::write_content_defined(b, self.width, view, values, chunker, array)
             }
-        };
-        // Pages out on helper threads are stored before the call returns,
-        // so sizes and memory read between writes are final.
-        let finished = b.finish_pages();
-        written.and(finished)
+        }
     }
 
     /// The chunk will take at most `rows` more rows (`None`: unknown); a

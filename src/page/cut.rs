@@ -51,12 +51,8 @@ impl PageBuilder {
             encoding,
             counters: std::mem::take(&mut self.page),
         };
-        // Whether this write goes on for at least another page.
-        let e = &self.expected;
-        let more = e.levels >= s.data_page_row_count_limit
-            || e.values.saturating_mul(s.width) >= s.data_page_size_limit;
         self.output
-            .write_data_page(s, head, levels, values.bytes, tag, more)?;
+            .write_data_page(s, head, levels, values.bytes, tag)?;
         self.levels.reset_histograms();
         self.record_stored();
         Ok(())
@@ -76,8 +72,8 @@ impl PageBuilder {
         }
     }
 
-    /// Stores the data pages still being compressed on helper threads, so
-    /// that the chunk's sizes are final (at the end of each write).
+    /// Stores the data pages still being compressed on helper threads (before
+    /// the dictionary page, and at close).
     pub(crate) fn finish_pages(&mut self) -> Result<()> {
         let finished = self.output.finish_pages(&self.s);
         self.record_stored();

@@ -84,6 +84,27 @@ struct InFlight {
     ticket: Ticket<Compressed>,
 }
 
+/// The size after its header of a page of `uncompressed` bytes (levels and
+/// values, `levels` of them levels), and whether it is stored compressed,
+/// given `compressed` bytes of compressed values (V1: levels and values):
+/// V2 pages stay uncompressed unless compression saves enough.
+fn stored_size(
+    s: &ColumnSettings,
+    uncompressed: usize,
+    levels: usize,
+    compressed: usize,
+) -> (usize, bool) {
+    match s.version {
+        WriterVersion::PARQUET_1_0 => (compressed, true),
+        WriterVersion::PARQUET_2_0 => {
+            match (compressed as f64) < uncompressed as f64 * s.v2_compression_threshold {
+                true => (levels + compressed, true),
+                false => (uncompressed, false),
+            }
+        }
+    }
+}
+
 /// What a compression job hands back: its codec and buffers, and the
 /// outcome.
 struct Compressed {
@@ -236,11 +257,8 @@ impl PageOutput {
 
     /// Writes a data page with `head`, `levels` and `values`; once it is
     /// stored it is listed by [`Self::take_stored`] with `tag`. With helper
-    /// threads and `more` (the write goes on for at least another page,
-    /// which can be encoded meanwhile) the page is compressed on one of
-    /// them and stored later (by a later page, or [`Self::finish_pages`]);
-    /// else it is compressed here (behind the pages still out, if any).
-    /// Pages are stored in order.
+    /// threads the page is compressed on one of them and stored later (by
+    /// a later page, or [`Self::finish_pages`]), in order.
     pub(crate) fn write_data_page(
         &mut self,
         s: &ColumnSettings,
@@ -248,12 +266,9 @@ impl PageOutput {
         levels: &[u8],
         values: PageBytes<'_>,
         tag: PageTag,
-        more: bool,
     ) -> Result<()> {
-        if let Some(h) = &self.helpers
-            && (more || !h.in_flight.is_empty())
-        {
-            return self.send_data_page(s, head, levels, values, tag, !more);
+        if self.helpers.is_some() {
+            return self.send_data_page(s, head, levels, values, tag);
         }
         let bytes = values.as_slice();
         let uncompressed = levels.len() + bytes.len();
@@ -308,13 +323,40 @@ impl PageOutput {
         compressed: bool,
     ) -> Result<()> {
         self.header.clear();
-        write_page_header(
-            &mut self.header,
-            checked_i32(uncompressed)?,
-            checked_i32(compressed_size)?,
-            &head.kind(s.version, levels_len, compressed),
-        );
-        Ok(())
+        let sizes = (uncompressed, compressed_size, compressed);
+        header_into(&mut self.header, s, head, levels_len, sizes)
+    }
+
+    /// The bytes the pages out on helper threads will take once stored
+    /// (headers included), waiting for them if need be; they count in the
+    /// chunk's size estimate as if they were stored.
+    pub(crate) fn pending_bytes(&self, s: &ColumnSettings) -> u64 {
+        let Some(h) = &self.helpers else {
+            return 0;
+        };
+        let mut header = Vec::new();
+        let mut total = 0;
+        for page in &h.in_flight {
+            total += page.ticket.peek(|outcome| match outcome {
+                Some(Ok(Compressed {
+                    output,
+                    result: Ok(()),
+                    ..
+                })) => {
+                    header.clear();
+                    let (size, compressed) =
+                        stored_size(s, page.uncompressed, page.levels.len(), output.len());
+                    let sizes = (page.uncompressed, size, compressed);
+                    match header_into(&mut header, s, &page.head, page.levels.len(), sizes) {
+                        Ok(()) => (header.len() + size) as u64,
+                        Err(_) => 0,
+                    }
+                }
+                // The error comes when the page is stored.
+                _ => 0,
+            });
+        }
+        total
     }
 
     /// Stores a page whose values (V1: levels and values) were compressed
@@ -347,9 +389,8 @@ impl PageOutput {
 
     /// [`Self::write_data_page`] with helper threads: the page's bytes are
     /// copied into a buffer of their own and handed, with a codec of their
-    /// own, to a helper (or, `here`, compressed on this thread, queued
-    /// behind the pages still out); then pages beyond what may be out at
-    /// once are stored (waiting for them if need be).
+    /// own, to a helper; then pages beyond what may be out at once are
+    /// stored (waiting for them if need be).
     fn send_data_page(
         &mut self,
         s: &ColumnSettings,
@@ -357,7 +398,6 @@ impl PageOutput {
         levels: &[u8],
         values: PageBytes<'_>,
         tag: PageTag,
-        here: bool,
     ) -> Result<()> {
         let bytes = values.as_slice();
         let Some(h) = &mut self.helpers else {
@@ -390,10 +430,7 @@ impl PageOutput {
                 result,
             }
         };
-        let ticket = match here {
-            true => h.helpers.done(job()),
-            false => h.helpers.spawn(job),
-        };
+        let ticket = h.helpers.spawn(job);
         h.in_flight.push_back(InFlight {
             head,
             tag,
@@ -449,12 +486,7 @@ impl PageOutput {
         }
         result?;
         let levels = page.levels.as_slice();
-        let compressed = match s.version {
-            WriterVersion::PARQUET_1_0 => true,
-            WriterVersion::PARQUET_2_0 => {
-                (output.len() as f64) < page.uncompressed as f64 * s.v2_compression_threshold
-            }
-        };
+        let (_, compressed) = stored_size(s, page.uncompressed, levels.len(), output.len());
         let written = match compressed {
             true => self.store_compressed(s, &page.head, levels, page.uncompressed, &output)?,
             false => {
@@ -545,6 +577,25 @@ impl PageOutput {
             uncompressed: self.header.len() + raw.len(),
         })
     }
+}
+
+/// Writes the header of a data page with `head` and `levels_len` bytes of
+/// levels into `out`; `sizes`: uncompressed and stored sizes, and whether
+/// the page is compressed.
+fn header_into(
+    out: &mut Vec<u8>,
+    s: &ColumnSettings,
+    head: &DataPageHead,
+    levels_len: usize,
+    (uncompressed, stored, compressed): (usize, usize, bool),
+) -> Result<()> {
+    write_page_header(
+        out,
+        checked_i32(uncompressed)?,
+        checked_i32(stored)?,
+        &head.kind(s.version, levels_len, compressed),
+    );
+    Ok(())
 }
 
 /// `size` as a page header size, or an error if it does not fit.

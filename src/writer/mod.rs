@@ -264,19 +264,19 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// and a busy machine may not give the workers a core,
     /// in which case they only add their hand-over cost.
     ///
-    /// Compressed columns also compress their data pages on the pool: a
-    /// page cut while the write goes on for at least another page is
-    /// handed to a worker while its column encodes the next (up to
-    /// `2 × threads − 1` pages of a column out at once, at most 8; a thread
-    /// that needs a page back compresses queued pages itself meanwhile);
-    /// the write's last page is compressed by the column's own thread, and
-    /// pages still out when a write ends are waited for, so that
-    /// [`Self::in_progress_size`] is exact between writes. Pages are stored
-    /// in order, so the bytes are the same. This is what a single wide
-    /// compressed column gains (the README has measurements), with batches
-    /// that fill several pages each. Uncompressed pages, and the dictionary
-    /// page, are not handed
-    /// out (there is nothing to overlap). A single wide uncompressed column
+    /// Compressed columns also compress their data pages on the pool: each
+    /// page is handed to a worker when it is cut, while its column goes on
+    /// (up to `2 × threads − 1` pages of a column out at once, at most 8; a
+    /// thread that needs a page back compresses queued pages itself
+    /// meanwhile). Pages are stored in order, so the bytes are the same;
+    /// they may still be out when a write returns (so the worker goes on
+    /// while the caller prepares its next batch), and are waited for when
+    /// their size is needed: [`Self::in_progress_size`] (and the row-group
+    /// byte limit) counts them exactly as stored, the dictionary page and
+    /// the flush come after them. This is what a single wide compressed
+    /// column gains (the README has measurements). Uncompressed pages, and
+    /// the dictionary page, are not handed out (there is nothing to
+    /// overlap). A single wide uncompressed column
     /// gains nothing; nor does a file that `parquet`'s own `ArrowWriter`
     /// writes whole (content-defined
     /// chunking where no leaf is on the fast path), which ignores this

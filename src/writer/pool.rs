@@ -358,19 +358,6 @@ impl PageHelpers {
         self.in_flight.max(1)
     }
 
-    /// A ticket for a job already run on this thread, with its outcome.
-    pub(crate) fn done<T>(&self, value: T) -> Ticket<T> {
-        let slot = Arc::new(Slot {
-            value: Mutex::new(Some(Ok(value))),
-            filled: Condvar::new(),
-            done: AtomicBool::new(true),
-        });
-        Ticket {
-            slot,
-            queue: Arc::clone(&self.queue),
-        }
-    }
-
     /// Queues `job` ahead of the column tasks (after earlier pages).
     pub(crate) fn spawn<T: Send + 'static>(
         &self,
@@ -425,8 +412,11 @@ struct Slot<T> {
 
 impl<T> Slot<T> {
     fn fill(&self, outcome: Outcome<T>) {
-        *self.value.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+        let mut value = self.value.lock().unwrap_or_else(PoisonError::into_inner);
+        *value = Some(outcome);
+        // Under the lock, so a waiter that saw it unset is already waiting.
         self.done.store(true, Release);
+        drop(value);
         self.filled.notify_all();
     }
 }
@@ -449,19 +439,33 @@ pub(crate) struct Ticket<T> {
 }
 
 impl<T> Ticket<T> {
-    /// The job's outcome; while it is not ready, runs queued page jobs on
-    /// this thread (this one's among them, if no thread has taken it yet),
-    /// then waits for the thread that runs it.
+    /// The job's outcome; see [`Self::peek`].
     pub(crate) fn wait(self) -> Outcome<T> {
-        loop {
-            let taken = self
-                .slot
+        let mut value = self.ready();
+        match value.take() {
+            Some(outcome) => outcome,
+            None => Err("the page job's outcome was taken".into()),
+        }
+    }
+
+    /// `f` of the job's outcome, left in place. While it is not ready,
+    /// runs queued page jobs on this thread (this one's among them, if no
+    /// thread has taken it yet), then waits for the thread that runs it.
+    pub(crate) fn peek<R>(&self, f: impl FnOnce(Option<&Outcome<T>>) -> R) -> R {
+        f(self.ready().as_ref())
+    }
+
+    /// The slot, once the job has filled it.
+    fn ready(&self) -> MutexGuard<'_, Option<Outcome<T>>> {
+        let lock = || {
+            self.slot
                 .value
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .take();
-            if let Some(outcome) = taken {
-                return outcome;
+        };
+        loop {
+            if self.slot.done.load(Acquire) {
+                return lock();
             }
             match self.queue.take_page() {
                 Some(job) => job(),
@@ -470,21 +474,15 @@ impl<T> Ticket<T> {
         }
         // No page is queued, so this one is running on another thread.
         spin_until(|| self.slot.done.load(Acquire));
-        let mut value = self
-            .slot
-            .value
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(outcome) = value.take() {
-                return outcome;
-            }
+        let mut value = lock();
+        while !self.slot.done.load(Acquire) {
             value = self
                 .slot
                 .filled
                 .wait(value)
                 .unwrap_or_else(PoisonError::into_inner);
         }
+        value
     }
 }
 
@@ -732,7 +730,6 @@ mod tests {
                     _ => assert_eq!(ticket.wait(), Ok(i * 3)),
                 }
             }
-            assert_eq!(helpers.done(9).wait(), Ok(9));
             let (sent, on_workers) = pool.page_counts();
             assert_eq!(sent, 50);
             if threads == 1 {
