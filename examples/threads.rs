@@ -3,7 +3,8 @@
 //! columns; `mixed4`: UUID, nullable decimal, Int64, Utf8) in the default
 //! configuration, and under zstd on one wide column (`uuid`: pages
 //! compressed on the second thread) and on `decimal_nonnull`; each file
-//! written as one batch (`1x`) or as 16 batches (`16x`), 1,048,576 rows.
+//! written as one batch (`1x`), as 16 batches (`16x`) or as 128 batches of
+//! 8,192 rows (`128x`, DataFusion's batch size), 1,048,576 rows.
 //!
 //! Each round writes the file once on one thread and once on two, back to
 //! back (the order alternating between rounds), and the round's ratio is
@@ -93,10 +94,18 @@ fn run() -> Result<(), String> {
         {
             continue;
         }
-        let pieces: Vec<_> = (0..16)
-            .map(|i| batch.slice(i * (DEFAULT_ROWS / 16), DEFAULT_ROWS / 16))
-            .collect();
-        for (shape, batches) in [("1x", std::slice::from_ref(&batch)), ("16x", &pieces[..])] {
+        let split = |n: usize| -> Vec<RecordBatch> {
+            (0..n)
+                .map(|i| batch.slice(i * (DEFAULT_ROWS / n), DEFAULT_ROWS / n))
+                .collect()
+        };
+        let (sixteen, many) = (split(16), split(128));
+        let shapes = [
+            ("1x", std::slice::from_ref(&batch)),
+            ("16x", &sixteen[..]),
+            ("128x", &many[..]),
+        ];
+        for (shape, batches) in shapes {
             // Warm-up, and the bytes check.
             write(batches, configuration, 1, &mut one)?;
             write(batches, configuration, 2, &mut two)?;
