@@ -14,7 +14,7 @@ use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::block::PageBlock;
 use crate::encoding::{ColumnEncoder, DictionaryPage, PageBytes};
 use crate::writer::pool::{PageHelpers, Ticket};
-use parquet::basic::{Compression, Encoding};
+use parquet::basic::Encoding;
 use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterVersion;
@@ -94,14 +94,20 @@ fn stored_size(
     levels: usize,
     compressed: usize,
 ) -> (usize, bool) {
+    let saves = (compressed as f64) < uncompressed as f64 * s.v2_compression_threshold;
+    match s.version == WriterVersion::PARQUET_1_0 || saves {
+        true => (compressed_len(s, levels, compressed), true),
+        false => (uncompressed, false),
+    }
+}
+
+/// The size after its header of a compressed page with `levels` bytes of
+/// levels and `compressed` bytes of compressed values (V1: levels and
+/// values; V2 keeps its levels uncompressed, in front).
+fn compressed_len(s: &ColumnSettings, levels: usize, compressed: usize) -> usize {
     match s.version {
-        WriterVersion::PARQUET_1_0 => (compressed, true),
-        WriterVersion::PARQUET_2_0 => {
-            match (compressed as f64) < uncompressed as f64 * s.v2_compression_threshold {
-                true => (levels + compressed, true),
-                false => (uncompressed, false),
-            }
-        }
+        WriterVersion::PARQUET_1_0 => compressed,
+        WriterVersion::PARQUET_2_0 => levels + compressed,
     }
 }
 
@@ -136,7 +142,6 @@ pub(crate) struct PageOutput {
 /// The state of compressing pages on helper threads.
 struct Helped {
     helpers: PageHelpers,
-    compression: Compression,
     /// Pages out being compressed, oldest first.
     in_flight: VecDeque<InFlight>,
     /// Codecs and buffers not lent to a job (each kept for one use, so
@@ -167,7 +172,6 @@ impl PageOutput {
         let codec = create_codec(s.compression, &CodecOptionsBuilder::default().build())?;
         let helpers = helpers.filter(|_| codec.is_some()).map(|helpers| Helped {
             helpers,
-            compression: s.compression,
             in_flight: VecDeque::new(),
             codecs: Vec::new(),
             inputs: Vec::new(),
@@ -283,33 +287,48 @@ impl PageOutput {
             self.stored.push((stored?, tag));
             return Ok(());
         }
-        self.write_header(s, &head, levels.len(), uncompressed, uncompressed, false)?;
-        let total = self.header.len() + uncompressed;
-        let (offset, len) = match values {
+        let written = match values {
             PageBytes::Block(block) if self.sink.has_lent_block() => {
+                self.write_header(s, &head, levels.len(), uncompressed, uncompressed, false)?;
                 let (block, start, headroom) = block.into_parts();
                 let prefix = [self.header.as_slice(), levels];
-                self.sink
-                    .return_block_with_page(block, start, headroom, &prefix)?
+                let (offset, len) = self
+                    .sink
+                    .return_block_with_page(block, start, headroom, &prefix)?;
+                WrittenPage {
+                    offset,
+                    len,
+                    uncompressed: self.header.len() + uncompressed,
+                }
             }
             PageBytes::Block(block) => {
-                let parts = [self.header.as_slice(), levels, block.values()];
-                let offset = self.sink.push(&parts, false)?;
+                let written = self.store_uncompressed(s, &head, levels, block.values())?;
                 self.recycle(block)?;
-                (offset, total)
+                written
             }
-            PageBytes::Encoded(bytes) => {
-                let offset = self.sink.push(&[&self.header, levels, bytes], false)?;
-                (offset, total)
-            }
-        };
-        let written = WrittenPage {
-            offset,
-            len,
-            uncompressed: total,
+            PageBytes::Encoded(bytes) => self.store_uncompressed(s, &head, levels, bytes)?,
         };
         self.stored.push((written, tag));
         Ok(())
+    }
+
+    /// Stores a page uncompressed: header, levels, values.
+    fn store_uncompressed(
+        &mut self,
+        s: &ColumnSettings,
+        head: &DataPageHead,
+        levels: &[u8],
+        values: &[u8],
+    ) -> Result<WrittenPage> {
+        let size = levels.len() + values.len();
+        self.write_header(s, head, levels.len(), size, size, false)?;
+        let offset = self.sink.push(&[&self.header, levels, values], false)?;
+        let total = self.header.len() + size;
+        Ok(WrittenPage {
+            offset,
+            len: total,
+            uncompressed: total,
+        })
     }
 
     /// Writes the header of a page into `header`.
@@ -369,10 +388,7 @@ impl PageOutput {
         uncompressed: usize,
         body: &[u8],
     ) -> Result<WrittenPage> {
-        let compressed_size = match s.version {
-            WriterVersion::PARQUET_1_0 => body.len(),
-            WriterVersion::PARQUET_2_0 => levels.len() + body.len(),
-        };
+        let compressed_size = compressed_len(s, levels.len(), body.len());
         self.write_header(s, head, levels.len(), uncompressed, compressed_size, true)?;
         let header = self.header.as_slice();
         let parts: &[&[u8]] = match s.version {
@@ -415,7 +431,7 @@ impl PageOutput {
         let mut output = h.outputs.pop().unwrap_or_default();
         let mut codec = match h.codecs.pop() {
             Some(codec) => codec,
-            None => create_codec(h.compression, &CodecOptionsBuilder::default().build())?
+            None => create_codec(s.compression, &CodecOptionsBuilder::default().build())?
                 .ok_or_else(|| ParquetError::General("the column has no codec".into()))?,
         };
         let uncompressed = levels.len() + bytes.len();
@@ -489,17 +505,9 @@ impl PageOutput {
         let (_, compressed) = stored_size(s, page.uncompressed, levels.len(), output.len());
         let written = match compressed {
             true => self.store_compressed(s, &page.head, levels, page.uncompressed, &output)?,
-            false => {
-                let u = page.uncompressed;
-                self.write_header(s, &page.head, levels.len(), u, u, false)?;
-                let offset = self.sink.push(&[&self.header, levels, &input], false)?;
-                let total = self.header.len() + u;
-                WrittenPage {
-                    offset,
-                    len: total,
-                    uncompressed: total,
-                }
-            }
+            // V2 (the only version that can stay uncompressed): `input`
+            // holds the values alone.
+            false => self.store_uncompressed(s, &page.head, levels, &input)?,
         };
         self.stored.push((written, page.tag));
         if let Some(h) = &mut self.helpers {
@@ -528,8 +536,8 @@ impl PageOutput {
             }
             WriterVersion::PARQUET_2_0 => {
                 codec.compress(values, &mut self.compressed)?;
-                let uncompressed = (levels.len() + values.len()) as f64;
-                Ok((self.compressed.len() as f64) < uncompressed * s.v2_compression_threshold)
+                let uncompressed = levels.len() + values.len();
+                Ok(stored_size(s, uncompressed, levels.len(), self.compressed.len()).1)
             }
         }
     }
