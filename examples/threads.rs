@@ -18,6 +18,8 @@
 //! cargo run --release --example threads
 //! cargo run --release --example threads -- --rounds 41
 //! cargo run --release --example threads -- --only uuid/zstd
+//! # for a profiler: only THREADS threads on shape SHAPE, --rounds times
+//! cargo run --release --example threads -- --only decimal_nonnull/default --profile 2/128x
 //! ```
 
 include!("../src/versions.rs");
@@ -55,6 +57,7 @@ fn write(
 fn run() -> Result<(), String> {
     let mut rounds = 21;
     let mut only: Option<String> = None;
+    let mut profile: Option<(usize, String)> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -63,9 +66,16 @@ fn run() -> Result<(), String> {
                 rounds = parse_count("--rounds", &value)?;
             }
             "--only" => only = Some(args.next().ok_or("--only needs TABLE/CONFIGURATION")?),
+            "--profile" => {
+                let value = args.next().ok_or("--profile needs THREADS/SHAPE")?;
+                let (threads, shape) = value
+                    .split_once('/')
+                    .ok_or("--profile needs THREADS/SHAPE, e.g. 2/128x")?;
+                profile = Some((parse_count("--profile", threads)?, shape.to_string()));
+            }
             other => {
                 return Err(format!(
-                    "unknown argument {other} (--rounds N, --only TABLE/CONFIGURATION)"
+                    "unknown argument {other} (--rounds N, --only TABLE/CONFIGURATION, --profile THREADS/SHAPE)"
                 ));
             }
         }
@@ -106,6 +116,20 @@ fn run() -> Result<(), String> {
             ("128x", &many[..]),
         ];
         for (shape, batches) in shapes {
+            if let Some((threads, wanted)) = &profile {
+                if wanted == shape {
+                    let mut times: Vec<f64> = (0..rounds)
+                        .map(|_| write(batches, configuration, *threads, &mut one))
+                        .collect::<Result<_, _>>()?;
+                    times.sort_by(f64::total_cmp);
+                    println!(
+                        "| {name} | {configuration} | {shape} | {threads} threads: min / median {:.1} / {:.1} ms |",
+                        times[0],
+                        times[rounds / 2]
+                    );
+                }
+                continue;
+            }
             // Warm-up, and the bytes check.
             write(batches, configuration, 1, &mut one)?;
             write(batches, configuration, 2, &mut two)?;

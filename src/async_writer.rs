@@ -182,6 +182,14 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         self
     }
 
+    /// With [`Self::with_threads`]: the least estimated work a write must
+    /// bring for its columns to be handed to the threads; see
+    /// [`ArrowWriter::with_min_parallel_work`].
+    pub fn with_min_parallel_work(mut self, work: std::time::Duration) -> Self {
+        self.encoder = self.encoder.with_min_parallel_work(work);
+        self
+    }
+
     /// Adds key-value metadata to the file footer.
     pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
         self.encoder.append_key_value_metadata(kv_metadata);

@@ -20,8 +20,11 @@
 //! [`ColumnCloseResult::update_dictionary_location`](parquet::column::writer::ColumnCloseResult::update_dictionary_location) when the chunk is spliced
 //! through [`SerializedRowGroupWriter::append_column`](parquet::file::writer::SerializedRowGroupWriter::append_column) ([`splice`]).
 
+mod recycle;
 mod splice;
 
+use recycle::Blocks;
+pub use recycle::{DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_limit};
 pub(crate) use splice::FlbaChunk;
 
 use bytes::BytesMut;
@@ -63,6 +66,16 @@ fn advise_huge_pages(ptr: *mut u8, cap: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_ptr: *mut u8, _cap: usize) {}
 
+/// An empty block of exactly `size` bytes: one a finished chunk left (see
+/// [`recycle`]), else a new one.
+fn fresh_block(size: usize) -> Vec<u8> {
+    recycle::take(size).unwrap_or_else(|| {
+        let mut block = Vec::with_capacity(size);
+        advise_huge_pages(block.as_mut_ptr(), block.capacity());
+        block
+    })
+}
+
 /// Size of the next block: doubling from 64 KiB up to 8 MiB, and never less
 /// than `need`.
 fn next_block_size(next: &mut usize, need: usize) -> usize {
@@ -95,7 +108,7 @@ struct OpenPage {
 /// Where a column's finished pages go.
 pub(crate) struct PageSink {
     /// In-memory blocks; never reallocated once created.
-    blocks: Vec<Vec<u8>>,
+    blocks: Blocks,
     /// The slot of the block lent out (empty until it comes back).
     lent: Option<usize>,
     next_block: usize,
@@ -147,7 +160,7 @@ impl PageSink {
     /// Pages kept in memory, or in `store` if given.
     pub(crate) fn new(store: Option<Box<dyn PageStore>>) -> Self {
         Self {
-            blocks: Vec::new(),
+            blocks: Blocks::default(),
             lent: None,
             next_block: FIRST_BLOCK,
             store: store.map(|s| (s, BytesMut::new())),
@@ -165,9 +178,7 @@ impl PageSink {
     /// as its expected bytes when `lent` (a block for PLAIN values).
     fn new_block(&mut self, need: usize, lent: bool) -> &mut Vec<u8> {
         let size = self.block_size(need, lent, 0);
-        let mut block = Vec::with_capacity(size);
-        advise_huge_pages(block.as_mut_ptr(), block.capacity());
-        self.blocks.push(block);
+        self.blocks.push(fresh_block(size));
         self.blocks.last_mut().unwrap()
     }
 
@@ -243,10 +254,13 @@ impl PageSink {
     ) -> Result<()> {
         let index = self.lent.ok_or_else(|| internal("no block is lent"))?;
         let size = self.block_size(room, true, moved);
-        let mut fresh = Vec::with_capacity(size);
-        advise_huge_pages(fresh.as_mut_ptr(), fresh.capacity());
-        let old = move_page(fresh);
-        self.blocks[index] = if old.is_empty() { Vec::new() } else { old };
+        let old = move_page(fresh_block(size));
+        self.blocks[index] = if old.is_empty() {
+            recycle::give(old);
+            Vec::new()
+        } else {
+            old
+        };
         self.blocks.push(Vec::new());
         self.lent = Some(self.blocks.len() - 1);
         Ok(())

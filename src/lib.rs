@@ -55,6 +55,7 @@ mod validate;
 mod values;
 mod writer;
 
+pub use chunk::{DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_limit};
 pub use column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, compute_leaves};
 pub use factory::ArrowRowGroupWriterFactory;
 pub use memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener};

@@ -91,6 +91,14 @@ static GLOBAL: Counting = Counting;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// Live heap outside the block cache: blocks a writer gives back when its
+/// row group is written stay allocated, kept for reuse by the next chunk
+/// (`parquet_flba::set_block_cache_limit`), and no longer belong to the
+/// writer; blocks taken from the cache become the writer's again.
+fn held() -> isize {
+    LIVE.load(Ordering::SeqCst) - parquet_flba::block_cache_bytes() as isize
+}
+
 /// Tests of this binary run one at a time (the allocator's count is
 /// process-wide): each holds this lock for its whole run, data generation
 /// included, and only its own thread's allocations are counted.
@@ -214,17 +222,17 @@ fn check_batches(name: &str, batches: &[RecordBatch], props: WriterProperties) {
     let mut w = ArrowWriter::try_new(&mut out, batches[0].schema(), Some(props)).unwrap();
     // The file writer's own buffer and schema are not column memory (and, as
     // in `parquet`, not part of `memory_size`): measure from here.
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = held();
     for b in batches {
         w.write(b).unwrap();
-        let live = (LIVE.load(Ordering::SeqCst) - before) as f64;
+        let live = (held() - before) as f64;
         seen.push((live, w.memory_size() as f64));
     }
     let (in_progress, flushed_before) = (w.in_progress_rows(), w.flushed_row_groups().len());
     w.flush().unwrap();
     // What the flushed row group left behind: its metadata (kept by the file
     // writer, as in `parquet`) is not column memory, so allow the slack.
-    let live = (LIVE.load(Ordering::SeqCst) - before) as f64;
+    let live = (held() - before) as f64;
     seen.push((live, w.memory_size() as f64));
     let out_leaves = w
         .close()
@@ -320,9 +328,9 @@ fn plain_v2_and_bloom() {
 fn setup_overhead() {
     let _serial = serial();
     let b = workload("fsb_nulls", 1);
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = held();
     let w = ArrowWriter::try_new(Vec::new(), b.schema(), None).unwrap();
-    let after = LIVE.load(Ordering::SeqCst);
+    let after = held();
     println!("setup live {} reported {}", after - before, w.memory_size());
     assert_eq!(w.memory_size(), 0, "nothing buffered yet, as in parquet");
 }
@@ -422,12 +430,12 @@ fn codec_state(codec: Compression) -> f64 {
             .collect()
     };
     let mut output = Vec::with_capacity(2 << 20);
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = held();
     let mut c = create_codec(codec, &CodecOptionsBuilder::default().build())
         .unwrap()
         .unwrap();
     c.compress(&input, &mut output).unwrap();
-    let state = LIVE.load(Ordering::SeqCst) - before;
+    let state = held() - before;
     drop(c);
     state as f64
 }
@@ -443,10 +451,10 @@ fn check_warm(name: &str, batches: &[RecordBatch], props: WriterProperties) {
     let mut w = ArrowWriter::try_new(&mut out, batches[0].schema(), Some(props)).unwrap();
     w.write(&batches[0]).unwrap();
     w.flush().unwrap();
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = held();
     for b in batches {
         w.write(b).unwrap();
-        let live = (LIVE.load(Ordering::SeqCst) - before) as f64;
+        let live = (held() - before) as f64;
         seen.push((live, w.memory_size() as f64));
     }
     w.close().unwrap();

@@ -11,6 +11,7 @@ mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use arrow_array::{ArrayRef, Decimal128Array, RecordBatch};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
@@ -24,8 +25,19 @@ use parquet::schema::types::ColumnPath;
 use parquet_flba::{ArrowWriter, MemoryListener, SpillPageStoreFactory};
 
 /// Thread counts: the caller alone, two, four, and more than the table's
-/// 13 leaves.
+/// 13 leaves. On four threads writes too small to hand out stay on the
+/// caller (the default `with_min_parallel_work`: in these small tables,
+/// some writes of a file go to the threads and some do not); on two and
+/// twenty, every write is handed out.
 const THREADS: [usize; 4] = [1, 2, 4, 20];
+
+/// `with_min_parallel_work` on `threads` threads (see [`THREADS`]).
+fn min_parallel_work(threads: usize) -> Duration {
+    match threads {
+        4 => Duration::from_micros(250),
+        _ => Duration::ZERO,
+    }
+}
 
 /// The wide mixed table: fast leaves of every width class, `parquet`
 /// leaves, required and nullable, and leaves inside a struct and lists.
@@ -104,7 +116,7 @@ struct Written {
     steps: Vec<(usize, usize, usize, usize)>,
 }
 
-/// Writes `batches` with this crate on `threads` threads.
+/// Writes `batches` with this crate on `threads` threads (see [`THREADS`]).
 fn write_ours(
     schema: &SchemaRef,
     batches: &[RecordBatch],
@@ -114,7 +126,8 @@ fn write_ours(
     let mut bytes = Vec::new();
     let mut w = flba::writer(&mut bytes, schema, opts)
         .map_err(|e| format!("try_new: {e}"))?
-        .with_threads(threads);
+        .with_threads(threads)
+        .with_min_parallel_work(min_parallel_work(threads));
     // The threads must carry the fast path: every FLBA leaf takes it here
     // (under parquet 59, leaves under a dictionary type are parquet's by
     // design; these tables have none).
@@ -375,7 +388,8 @@ fn worker_errors_surface_and_the_writer_stays_usable() {
             let mut bytes = Vec::new();
             let mut w = flba::writer(&mut bytes, &schema, &opts)
                 .unwrap()
-                .with_threads(threads);
+                .with_threads(threads)
+                .with_min_parallel_work(Duration::ZERO);
             w.write(&good[0]).unwrap();
             w.write(&good[1]).unwrap();
             let rows = w.in_progress_rows();
@@ -484,7 +498,8 @@ fn worker_panics_become_errors_with(max_rows: Option<usize>) {
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut w = flba::writer(Vec::new(), &schema, &opts)
                     .unwrap()
-                    .with_threads(threads);
+                    .with_threads(threads)
+                    .with_min_parallel_work(Duration::ZERO);
                 let e = batches
                     .iter()
                     .find_map(|b| w.write(b).err())
@@ -570,7 +585,8 @@ fn memory_reservation_returns_to_zero() {
                 .unwrap()
                 .with_memory_listener(pool.clone())
                 .with_memory_reservation_block(16 << 10)
-                .with_threads(threads);
+                .with_threads(threads)
+                .with_min_parallel_work(Duration::ZERO);
             let mut steps = Vec::new();
             for b in &batches {
                 w.write(b).unwrap();
@@ -655,7 +671,8 @@ fn one_compressed_column_uses_the_threads() {
                 for threads in [1, 2, 3] {
                     let mut w = flba::writer(Vec::new(), &schema, &opts)
                         .unwrap()
-                        .with_threads(threads);
+                        .with_threads(threads)
+                        .with_min_parallel_work(Duration::ZERO);
                     for b in &batches {
                         w.write(b).unwrap();
                     }
@@ -696,7 +713,8 @@ fn one_compressed_column_uses_the_threads() {
         ),
     )
     .unwrap()
-    .with_threads(2);
+    .with_threads(2)
+    .with_min_parallel_work(Duration::ZERO);
     let mut on_workers = 0;
     for _ in 0..20 {
         for b in &batches {
@@ -724,6 +742,65 @@ fn zero_threads_is_one() {
         .unwrap()
         .with_threads(3);
     assert!(format!("{w:?}").contains("threads: 3"), "{w:?}");
+}
+
+/// `writes_on_threads: (handed to the threads, kept on the caller)` from
+/// the writer's `Debug` output.
+fn writes_on_threads<W: std::io::Write + Send>(w: &ArrowWriter<W>) -> (usize, usize) {
+    let debug = format!("{w:?}");
+    let at = debug
+        .find("writes_on_threads: (")
+        .unwrap_or_else(|| panic!("{debug}"));
+    let rest = &debug[at + "writes_on_threads: (".len()..];
+    let inner = &rest[..rest.find(')').unwrap()];
+    let (out, kept) = inner.split_once(", ").unwrap();
+    (out.parse().unwrap(), kept.parse().unwrap())
+}
+
+/// `with_min_parallel_work`: writes whose estimated work is below it stay
+/// on the calling thread, the others go to the threads, and the file is
+/// parquet's either way. A first write of a few rows stays on the caller
+/// by default (its work is guessed from the column types); every write
+/// does with `Duration::MAX`, none with `Duration::ZERO`.
+#[test]
+fn small_writes_stay_on_the_caller() {
+    let schema = wide_schema();
+    let batches = wide_batches("inline");
+    let opts = Opts::default();
+    let up = up::write(&schema, &batches, &opts).unwrap();
+    for (work, expected) in [
+        (Some(Duration::ZERO), (4, 0)),
+        (Some(Duration::MAX), (0, 4)),
+        (None, (0, 1)),
+    ] {
+        let mut bytes = Vec::new();
+        let mut w = flba::writer(&mut bytes, &schema, &opts)
+            .unwrap()
+            .with_threads(2);
+        if let Some(work) = work {
+            w = w.with_min_parallel_work(work);
+        }
+        let written = match work {
+            Some(_) => &batches[..],
+            None => &batches[1..2],
+        };
+        for b in written {
+            w.write(b).unwrap();
+        }
+        assert_eq!(writes_on_threads(&w), expected, "{work:?}");
+        if work.is_none() {
+            for b in batches.iter().filter(|b| b.num_rows() != 1) {
+                w.write(b).unwrap();
+            }
+        }
+        w.close().unwrap();
+        if work.is_some() {
+            assert!(compare_files(&up.bytes, &bytes).is_none(), "{work:?}");
+        }
+    }
+    // One thread: nothing is handed out or counted.
+    let w = flba::writer(Vec::new(), &schema, &opts).unwrap();
+    assert_eq!(writes_on_threads(&w), (0, 0));
 }
 
 /// Records the bytes an async writer hands over, call by call.
@@ -765,7 +842,8 @@ async fn async_writer_with_threads() {
         let mut w =
             AsyncArrowWriter::try_new(Recorder::default(), schema.clone(), Some(props.clone()))
                 .unwrap()
-                .with_threads(threads);
+                .with_threads(threads)
+                .with_min_parallel_work(Duration::ZERO);
         for b in &batches {
             w.write(b).await.unwrap();
         }

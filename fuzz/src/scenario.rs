@@ -67,6 +67,8 @@ impl Scenario {
         // Bits 3-4: 2 to 4 threads (`parquet_flba` only).
         if extra & 0x18 != 0 {
             opts.threads = 1 + usize::from((extra >> 3) & 3);
+            // Bit 5: small writes on the calling thread, as by default.
+            opts.small_writes_inline = extra & 0x20 != 0;
         }
         let n_batches = 1 + r.below(MAX_BATCHES);
         let mut budget = limits().value_bytes;

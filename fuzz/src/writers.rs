@@ -147,6 +147,10 @@ fn attach_listener<W: std::io::Write + Send>(
     listener: &Arc<Listener>,
 ) -> parquet_flba::ArrowWriter<W> {
     let wr = wr.with_threads(o.threads);
+    let wr = match o.small_writes_inline {
+        true => wr,
+        false => wr.with_min_parallel_work(std::time::Duration::ZERO),
+    };
     match o.memory_block {
         Some(block) => wr
             .with_memory_listener(listener.clone())
@@ -205,6 +209,10 @@ pub struct Opts {
     /// are one thread; the file and the writer's state after each write
     /// must not change).
     pub threads: usize,
+    /// `parquet_flba` only, with threads: keep `with_min_parallel_work` at
+    /// its default (small writes stay on the calling thread); otherwise
+    /// `Duration::ZERO`, every write handed to the threads.
+    pub small_writes_inline: bool,
 }
 
 /// The writer's observable state after one write.

@@ -1,7 +1,7 @@
 //! Splicing a finished chunk into the file: its pages streamed, dictionary
 //! page first, to `SerializedRowGroupWriter::append_column`.
 
-use super::{PageSink, Stored};
+use super::{Blocks, PageSink, Stored};
 use crate::encoding::prefetch;
 use bytes::Bytes;
 use parquet::arrow::arrow_writer::PageStore;
@@ -93,7 +93,7 @@ impl ChunkReader for SpliceReader {
 /// file writer's `BufWriter` is left holding exactly what `parquet` leaves in
 /// it (what `AsyncArrowWriter` sees when it takes the written bytes).
 struct PageStream {
-    blocks: Vec<Vec<u8>>,
+    blocks: Blocks,
     store: Option<Box<dyn PageStore>>,
     pages: std::vec::IntoIter<Stored>,
     /// The current page from the store (else from `blocks[block]`).

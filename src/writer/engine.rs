@@ -35,6 +35,9 @@ pub(super) trait FileEncoder<W: Write + Send>: Send {
     /// Sets how many threads encode a row group's columns (1: the caller
     /// alone); an engine that cannot use more ignores it.
     fn set_threads(&mut self, threads: usize);
+    /// Sets the least estimated work of a write that goes to the threads
+    /// (see `ArrowWriter::with_min_parallel_work`).
+    fn set_min_parallel_work(&mut self, work: std::time::Duration);
     /// Adds the engine's state to the writer's `Debug` output.
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>);
 }
@@ -147,6 +150,8 @@ impl<W: Write + Send> FileEncoder<W> for ParquetFile<W> {
 
     /// `parquet`'s `ArrowWriter` encodes on the calling thread.
     fn set_threads(&mut self, _threads: usize) {}
+
+    fn set_min_parallel_work(&mut self, _work: std::time::Duration) {}
 
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
         f.field("parquet", &self.writer);

@@ -304,6 +304,25 @@ impl<W: Write + Send> ArrowWriter<W> {
         self
     }
 
+    /// With [`Self::with_threads`]: the least work a write must bring for
+    /// its columns to be handed to the threads; a smaller write (a batch of
+    /// a few thousand narrow rows, say) is encoded on the calling thread,
+    /// column after column, because handing its columns out and collecting
+    /// them back would cost more than it saves. Default: 250 µs.
+    ///
+    /// The work is estimated per write from each column's cost per row,
+    /// first guessed from its type (about 2 value bytes per nanosecond on
+    /// the fast path) and then measured on every write, wherever it runs.
+    /// It never changes the bytes written: only which thread writes.
+    /// `Duration::ZERO` hands every write to the threads;
+    /// `Duration::MAX` keeps every write on the calling thread (pages are
+    /// still compressed on the threads, and a row group's columns still
+    /// closed there).
+    pub fn with_min_parallel_work(mut self, work: std::time::Duration) -> Self {
+        self.engine.get_mut().set_min_parallel_work(work);
+        self
+    }
+
     /// Bytes currently reserved from the [`MemoryListener`] (0 without one).
     pub fn reserved_memory(&self) -> usize {
         self.reservation.as_ref().map_or(0, Reservation::reserved)

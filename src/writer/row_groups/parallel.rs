@@ -247,6 +247,12 @@ fn take_back(
     if let Some(slot) = chunkers.as_mut().and_then(|c| c.get_mut(leaf)) {
         *slot = chunker;
     }
+    fold_cost(costs, leaf, elapsed, rows);
+}
+
+/// Folds a write of `rows` rows of leaf `leaf` that took `elapsed` into the
+/// leaf's cost (nanoseconds per 1,024 rows, halved average).
+pub(super) fn fold_cost(costs: &mut [u64], leaf: usize, elapsed: Duration, rows: usize) {
     if let (Some(cost), Some(rows)) = (costs.get_mut(leaf), NonZeroUsize::new(rows)) {
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
         let measured = nanos.saturating_mul(1024) / rows.get() as u64;
