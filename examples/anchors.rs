@@ -19,7 +19,10 @@
 //!
 //! Flags: `--reps N` (default 7), `--shapes a,b` (default: all),
 //! `--configs x,y` (default: default, bloom_filter, parquet_2, zstd,
-//! zstd_parquet_2, cdc), `--rows N` (default 1,048,576).
+//! zstd_parquet_2, cdc), `--rows N` (default 1,048,576), `--batch-rows N`
+//! (write the shape in batches of N rows, as a query engine would, e.g.
+//! DataFusion's 8,192; default: one batch), `--no-block-cache`
+//! (parquet-flba's page blocks not reused between files).
 
 include!("../src/versions.rs");
 
@@ -62,9 +65,11 @@ struct Args {
     rows: usize,
     shapes: Vec<String>,
     configs: Vec<String>,
+    /// Rows per `write` call (`None`: the whole shape in one batch).
+    batch_rows: Option<usize>,
 }
 
-const USAGE: &str = "usage: anchors [--reps N] [--rows N] [--shapes a,b] [--configs x,y]";
+const USAGE: &str = "usage: anchors [--reps N] [--rows N] [--shapes a,b] [--configs x,y] [--batch-rows N] [--no-block-cache]";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
@@ -74,6 +79,7 @@ fn parse_args() -> Result<Args, String> {
         // The six configurations named as in parquet's writer bench (the
         // anchor script has no `plain_nostats`).
         configs: CONFIG_NAMES[..6].iter().map(|s| s.to_string()).collect(),
+        batch_rows: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -88,7 +94,14 @@ fn parse_args() -> Result<Args, String> {
                 .collect()
         };
         match flag.as_str() {
+            // Every file's page blocks freshly allocated, as in a process's
+            // first file (parquet_flba::set_block_cache_limit(0)).
+            "--no-block-cache" => {
+                parquet_flba::set_block_cache_limit(0);
+                continue;
+            }
             "--reps" => args.reps = parse_count(&flag, &value()?)?,
+            "--batch-rows" => args.batch_rows = Some(parse_count(&flag, &value()?)?),
             "--rows" => args.rows = parse_count(&flag, &value()?)?,
             "--shapes" => args.shapes = list(value()?),
             "--configs" => args.configs = list(value()?),
@@ -128,7 +141,12 @@ fn run() -> Result<(), String> {
     for shape in &args.shapes {
         let batch = anchor_shape(shape, args.rows).expect("validated");
         let value_mib = workloads::mib(workloads::value_bytes(&batch));
-        let batches = std::slice::from_ref(&batch);
+        let step = args.batch_rows.unwrap_or(batch.num_rows()).max(1);
+        let batches: Vec<_> = (0..batch.num_rows())
+            .step_by(step)
+            .map(|at| batch.slice(at, step.min(batch.num_rows() - at)))
+            .collect();
+        let batches = &batches[..];
         for name in &args.configs {
             let mut rates = [(0.0f64, 0.0f64); 2];
             for (slot, writer) in Writer::BOTH.into_iter().enumerate() {

@@ -20,6 +20,8 @@
 //! cargo run --release --example threads -- --only uuid/zstd
 //! # for a profiler: only THREADS threads on shape SHAPE, --rounds times
 //! cargo run --release --example threads -- --only decimal_nonnull/default --profile 2/128x
+//! # page blocks not reused between files (parquet_flba::set_block_cache_limit(0))
+//! cargo run --release --example threads -- --no-block-cache
 //! ```
 
 include!("../src/versions.rs");
@@ -66,6 +68,11 @@ fn run() -> Result<(), String> {
                 rounds = parse_count("--rounds", &value)?;
             }
             "--only" => only = Some(args.next().ok_or("--only needs TABLE/CONFIGURATION")?),
+            // Every file's page blocks freshly allocated, as in a process's
+            // first file.
+            "--no-block-cache" => {
+                parquet_flba::set_block_cache_limit(0);
+            }
             "--profile" => {
                 let value = args.next().ok_or("--profile needs THREADS/SHAPE")?;
                 let (threads, shape) = value
@@ -75,7 +82,7 @@ fn run() -> Result<(), String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument {other} (--rounds N, --only TABLE/CONFIGURATION, --profile THREADS/SHAPE)"
+                    "unknown argument {other} (--rounds N, --only TABLE/CONFIGURATION, --profile THREADS/SHAPE, --no-block-cache)"
                 ));
             }
         }
