@@ -88,7 +88,7 @@ static FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
 ///
 /// [`with_max_spill_bytes`](Self::with_max_spill_bytes) limits the bytes held
 /// in spill files at any one time, across all stores. A page that would
-/// exceed it makes [`PageStore::put`] fail with a [`ParquetError`] naming
+/// exceed it makes [`PageStore::put`] fail with a [`ParquetError`](parquet::errors::ParquetError) naming
 /// the limit and the page size; the writer's `write` then fails, and the
 /// spill files are removed when the writer is dropped.
 ///
