@@ -95,7 +95,18 @@ fn blocks_are_kept_reused_and_bounded() {
             during < kept,
             "{threads} threads: {during} bytes cached while writing, {kept} before: none taken"
         );
-        assert_eq!(block_cache_bytes(), kept, "{threads} threads: given back");
+        // Every block taken is given back. On one thread the file asks for
+        // the same sizes in the same order, so exactly the same blocks come
+        // back; on two, a column may find a size taken by another column a
+        // moment before (or given back early) and allocate one more.
+        let after = block_cache_bytes();
+        match threads {
+            1 => assert_eq!(after, kept, "one thread: the same blocks back"),
+            _ => assert!(
+                after >= kept,
+                "{threads} threads: {after} bytes back of {kept}"
+            ),
+        }
     }
 
     // A limit below what a file leaves: never more than the limit is kept.
