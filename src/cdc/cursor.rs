@@ -17,9 +17,8 @@
 //!
 //! [`Cursor::piece`] and [`Cursor::close_item`] apply that rule literally.
 //! The fast loops instead check a whole item at once: [`Cursor::mix`] hashes
-//! unconditionally and returns a stand-in for the lowest hash it went
-//! through (0 if one of the hashes matched, else `u64::MAX`), which matches
-//! exactly when one of the hashes does.
+//! unconditionally and returns the lowest hash it went through, which
+//! matches exactly when one of the hashes does.
 
 use super::bounds::Bounds;
 use super::gear::{TABLE_COUNT, Table, Tables};
@@ -38,6 +37,10 @@ pub(super) struct Carry {
 }
 
 /// A chunker's state held in locals for the length of one call.
+///
+/// It is `Copy` so that hot loops can work on a copy of their own, which
+/// the compiler keeps in registers, and store it back once.
+#[derive(Clone, Copy)]
 pub(super) struct Cursor {
     tables: &'static Tables,
     table: &'static Table,
@@ -104,18 +107,18 @@ impl Cursor {
         usize::try_from((room - 1) / step + 1).unwrap_or(usize::MAX)
     }
 
-    /// Hashes `bytes`, whatever the chunk size; returns 0 if a hash on the
-    /// way matched (is at most the limit), else `u64::MAX`: a stand-in for
-    /// the lowest hash that compares with the limit as the lowest would.
+    /// Hashes `bytes`, whatever the chunk size; returns the lowest hash on
+    /// the way, which matches (is at most the limit) exactly when one of
+    /// the hashes does.
     ///
     /// Four bytes per step. Each hash doubles the one before and adds a
     /// table word, so four bytes on from `h` the hash is
     /// `16h + (8a + 4b + 2c + d)`: the step from hash to hash is one
     /// shift-add, with the sum and the three hashes in between computed
-    /// beside it rather than after it. The match test is a compare per hash
-    /// OR-ed into a flag, off that chain too. A tail of two bytes (a level is
-    /// a whole item of two) takes the same step at two bytes; a last odd
-    /// byte is hashed alone.
+    /// beside it rather than after it. The running minimum is off that
+    /// chain too, and is compared with the limit once per item, by the
+    /// caller. A tail of two bytes (a level is a whole item of two) takes
+    /// the same step at two bytes; a last odd byte is hashed alone.
     #[inline(always)]
     pub(super) fn mix<const N: usize>(&mut self, bytes: &[u8; N]) -> u64 {
         self.mix_slice(bytes)
@@ -125,9 +128,8 @@ impl Cursor {
     #[inline(always)]
     pub(super) fn mix_slice(&mut self, bytes: &[u8]) -> u64 {
         let table = self.table;
-        let limit = self.bounds.limit;
         let mut hash = self.hash;
-        let mut matched = false;
+        let mut lowest = u64::MAX;
         let (quads, rest) = bytes.as_chunks::<4>();
         for &[a, b, c, d] in quads {
             let (a, b, c, d) = (
@@ -143,21 +145,21 @@ impl Cursor {
             let h2 = (hash << 2).wrapping_add(ab);
             let h3 = (hash << 3).wrapping_add(abc);
             hash = (hash << 4).wrapping_add(abcd);
-            matched |= (h1 <= limit) | (h2 <= limit) | (h3 <= limit) | (hash <= limit);
+            lowest = lowest.min(h1.min(h2)).min(h3.min(hash));
         }
         let (pairs, rest) = rest.as_chunks::<2>();
         for &[a, b] in pairs {
             let (a, b) = (table[usize::from(a)], table[usize::from(b)]);
             let between = (hash << 1).wrapping_add(a);
             hash = (hash << 2).wrapping_add((a << 1).wrapping_add(b));
-            matched |= (between <= limit) | (hash <= limit);
+            lowest = lowest.min(between.min(hash));
         }
         for &byte in rest {
             hash = (hash << 1).wrapping_add(table[usize::from(byte)]);
-            matched |= hash <= limit;
+            lowest = lowest.min(hash);
         }
         self.hash = hash;
-        if matched { 0 } else { u64::MAX }
+        lowest
     }
 
     /// [`Self::mix`] for a level.

@@ -9,6 +9,7 @@
 
 use super::cursor::Cursor;
 use super::{Chunk, Chunker, Cuts};
+use crate::encoding::prefetch;
 use arrow_buffer::NullBuffer;
 
 impl Chunker {
@@ -79,7 +80,17 @@ trait Values: Copy {
     fn get(&self, i: usize) -> &[u8];
     /// Hashes value `i` (see [`Cursor::mix`]).
     fn mix(&self, cursor: &mut Cursor, i: usize) -> u64;
+    /// Asks for value `i`'s bytes to be brought into the cache.
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        if let Some(first) = self.get(i).first() {
+            prefetch(first);
+        }
+    }
 }
+
+/// How many bitmap words ahead of the walk [`Walk::bitmap`] prefetches.
+const PREFETCH_WORDS: usize = 2;
 
 /// Values of a width known at compile time.
 #[derive(Clone, Copy)]
@@ -205,15 +216,19 @@ impl Walk<'_> {
         mut i: usize,
         step: i64,
     ) -> usize {
-        let cursor = &mut *self.cursor;
+        // A copy in locals: through the reference, the hash would go to
+        // memory and back on every item.
+        let mut cursor = *self.cursor;
         // The item at which the chunk reaches the maximum closes it anyway;
         // the ones before it can only close it by completing the run.
         let at_max = i.saturating_add(cursor.items_to_max(step) - 1);
         let first = i;
-        while i < at_max.min(self.len) {
-            let lowest = item_hash::<V, LEVELED>(cursor, values, i);
+        let end = at_max.min(self.len);
+        while i < end {
+            let lowest = item_hash::<V, LEVELED>(&mut cursor, values, i);
             if lowest <= cursor.bounds.limit && cursor.advance_run() {
                 cursor.size = 0;
+                *self.cursor = cursor;
                 self.cuts.cut(i);
                 return i + 1;
             }
@@ -221,26 +236,47 @@ impl Walk<'_> {
         }
         cursor.size += (i - first) as i64 * step;
         if i < self.len {
-            let lowest = item_hash::<V, LEVELED>(cursor, values, i);
+            let lowest = item_hash::<V, LEVELED>(&mut cursor, values, i);
             cursor.size += step;
             let closed = cursor.end_item(lowest);
             debug_assert!(closed, "the chunk has reached its maximum");
+            *self.cursor = cursor;
             self.cuts.cut(i);
-            i += 1;
+            return i + 1;
         }
+        *self.cursor = cursor;
         i
     }
 
     /// Items with levels from a validity bitmap, 64 at a time.
+    ///
+    /// The values of a sparse leaf are read scattered, which the hardware
+    /// does not foresee: the valid values [`PREFETCH_WORDS`] words ahead
+    /// are asked for before each word is walked.
     fn bitmap<V: Values>(mut self, values: V, nulls: &NullBuffer) {
         let width = values.width() as i64;
-        let mut words = nulls.inner().bit_chunks().iter_padded();
+        let chunks = nulls.inner().bit_chunks();
+        let mut words = chunks.iter_padded();
+        let mut ahead = chunks.iter_padded().skip(PREFETCH_WORDS);
         let mut base = 0;
         while base < self.len {
             let n = (self.len - base).min(64);
             let mut word = words.next().unwrap_or(0);
             if n < 64 {
                 word &= (1u64 << n) - 1;
+            }
+            // A word exists `PREFETCH_WORDS` on only while it starts
+            // before the end.
+            let ahead_base = base + 64 * PREFETCH_WORDS;
+            if let Some(mut next) = ahead.next() {
+                let ahead_n = self.len - ahead_base;
+                if ahead_n < 64 {
+                    next &= (1u64 << ahead_n) - 1;
+                }
+                while next != 0 {
+                    values.prefetch(ahead_base + next.trailing_zeros() as usize);
+                    next &= next - 1;
+                }
             }
             let bytes = 2 * n as i64 + i64::from(word.count_ones()) * width;
             if self.cursor.quiet_items(bytes) > 0 {
@@ -257,7 +293,30 @@ impl Walk<'_> {
     #[inline(always)]
     fn bitmap_word<V: Values>(&mut self, values: V, base: usize, word: u64, n: usize) {
         let step = values.width() as i64 + 2;
-        for bit in 0..n {
+        let mut bit = 0;
+        if self.cursor.hashing() {
+            // Up to the first item that closes a chunk, every item is
+            // hashed in full: on a copy of the cursor in locals.
+            let mut cursor = *self.cursor;
+            while bit < n {
+                let i = base + bit;
+                bit += 1;
+                let lowest = if word >> (bit - 1) & 1 == 1 {
+                    cursor.size += step;
+                    item_hash::<V, true>(&mut cursor, values, i)
+                } else {
+                    cursor.size += 2;
+                    cursor.mix_level(0)
+                };
+                if cursor.end_item(lowest) {
+                    *self.cursor = cursor;
+                    self.cuts.cut(i);
+                    break;
+                }
+            }
+            *self.cursor = cursor;
+        }
+        for bit in bit..n {
             let i = base + bit;
             let valid = word >> bit & 1 == 1;
             let closes = if self.cursor.hashing() {
