@@ -31,6 +31,19 @@ impl PageBlock {
         }
     }
 
+    /// The page's values with `prefix` written into the end of the
+    /// headroom just in front of them, as one slice (a V1 page's levels and
+    /// values, to be compressed together); `None` if the headroom is too
+    /// small.
+    pub(crate) fn prefixed(&mut self, prefix: &[u8]) -> Option<&[u8]> {
+        let at = (self.page_start + self.headroom).checked_sub(prefix.len())?;
+        if at < self.page_start {
+            return None;
+        }
+        self.buf[at..at + prefix.len()].copy_from_slice(prefix);
+        Some(&self.buf[at..])
+    }
+
     /// The page's values.
     pub(crate) fn values(&self) -> &[u8] {
         &self.buf[self.page_start + self.headroom..]

@@ -234,9 +234,14 @@ impl PageOutput {
                 if let Some(unused) = encoder.lend_page_block(block, headroom) {
                     self.sink.return_block(unused)?;
                 }
-            } else if let Some(unused) = encoder.lend_page_block(std::mem::take(&mut self.spare), 0)
-            {
-                self.spare = unused;
+            } else {
+                // Compressed V1 pages use the headroom for their levels
+                // (see `compress`).
+                let room = if self.codec.is_some() { headroom } else { 0 };
+                let spare = std::mem::take(&mut self.spare);
+                if let Some(unused) = encoder.lend_page_block(spare, room) {
+                    self.spare = unused;
+                }
             }
         } else if let Some(block) = encoder.page_block()
             && self.sink.has_lent_block()
@@ -274,9 +279,9 @@ impl PageOutput {
         if self.helpers.is_some() {
             return self.send_data_page(s, head, levels, values, tag);
         }
-        let bytes = values.as_slice();
-        let uncompressed = levels.len() + bytes.len();
-        let compressed = self.compress(s, levels, bytes)?;
+        let mut values = values;
+        let uncompressed = levels.len() + values.as_slice().len();
+        let compressed = self.compress(s, levels, &mut values)?;
         if compressed {
             if let PageBytes::Block(block) = values {
                 self.recycle(block)?;
@@ -520,21 +525,42 @@ impl PageOutput {
 
     /// Compresses the page body into `compressed`, if there is a codec and
     /// (V2) it saves enough; returns whether it did.
-    fn compress(&mut self, s: &ColumnSettings, levels: &[u8], values: &[u8]) -> Result<bool> {
+    ///
+    /// A V1 page compresses its levels and values as one: values alone, or
+    /// values in a block with room in front for the levels, are compressed
+    /// where they are; otherwise both are first copied together.
+    fn compress(
+        &mut self,
+        s: &ColumnSettings,
+        levels: &[u8],
+        values: &mut PageBytes<'_>,
+    ) -> Result<bool> {
         let Some(codec) = &mut self.codec else {
             return Ok(false);
         };
         self.compressed.clear();
         match s.version {
             WriterVersion::PARQUET_1_0 => {
-                self.uncompressed.clear();
-                self.uncompressed.extend_from_slice(levels);
-                self.uncompressed.extend_from_slice(values);
-                self.compressed.reserve(self.uncompressed.len());
-                codec.compress(&self.uncompressed, &mut self.compressed)?;
+                let whole = match values {
+                    _ if levels.is_empty() => Some(values.as_slice()),
+                    PageBytes::Block(block) => block.prefixed(levels),
+                    PageBytes::Encoded(_) => None,
+                };
+                let input = match whole {
+                    Some(whole) => whole,
+                    None => {
+                        self.uncompressed.clear();
+                        self.uncompressed.extend_from_slice(levels);
+                        self.uncompressed.extend_from_slice(values.as_slice());
+                        &self.uncompressed
+                    }
+                };
+                self.compressed.reserve(input.len());
+                codec.compress(input, &mut self.compressed)?;
                 Ok(true)
             }
             WriterVersion::PARQUET_2_0 => {
+                let values = values.as_slice();
                 codec.compress(values, &mut self.compressed)?;
                 let uncompressed = levels.len() + values.len();
                 Ok(stored_size(s, uncompressed, levels.len(), self.compressed.len()).1)
