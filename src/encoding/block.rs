@@ -102,4 +102,16 @@ mod tests {
         assert_eq!(block.values(), &[1, 2]);
         assert_eq!(block.into_parts(), (vec![0, 0, 0, 1, 2], 0, 3));
     }
+
+    #[test]
+    fn prefix_goes_just_before_the_values_if_it_fits() {
+        let mut block = PageBlock::new(vec![9, 9], 3);
+        block.buffer().extend_from_slice(&[1, 2]);
+        assert_eq!(block.prefixed(&[7, 8]), Some(&[7, 8, 1, 2][..]));
+        assert_eq!(block.prefixed(&[4, 5, 6]), Some(&[4, 5, 6, 1, 2][..]));
+        // The bytes in front of the page are not the page's to use.
+        assert_eq!(block.prefixed(&[3, 4, 5, 6]), None);
+        assert_eq!(block.values(), &[1, 2]);
+        assert_eq!(block.into_parts().0[..2], [9, 9]);
+    }
 }
