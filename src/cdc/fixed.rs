@@ -80,6 +80,17 @@ trait Values: Copy {
     fn get(&self, i: usize) -> &[u8];
     /// Hashes value `i` (see [`Cursor::mix`]).
     fn mix(&self, cursor: &mut Cursor, i: usize) -> u64;
+    /// How many values [`Self::mix_run`] hashes at once: 1, or for narrow
+    /// values as many as make 32 bytes.
+    fn run_len(&self) -> usize {
+        1
+    }
+    /// Hashes values `i..i + self.run_len()` as one stretch of bytes (they
+    /// lie back to back); returns the lowest hash on the way.
+    #[inline(always)]
+    fn mix_run(&self, cursor: &mut Cursor, i: usize) -> u64 {
+        self.mix(cursor, i)
+    }
     /// Asks for value `i`'s bytes to be brought into the cache.
     #[inline(always)]
     fn prefetch(&self, i: usize) {
@@ -114,6 +125,15 @@ impl<const N: usize> Values for Unrolled<'_, N> {
     #[inline(always)]
     fn mix(&self, cursor: &mut Cursor, i: usize) -> u64 {
         cursor.mix(&self.0[i])
+    }
+
+    fn run_len(&self) -> usize {
+        if N > 0 && N < 16 { 32 / N } else { 1 }
+    }
+
+    #[inline(always)]
+    fn mix_run(&self, cursor: &mut Cursor, i: usize) -> u64 {
+        cursor.mix_slice(self.0[i..i + self.run_len()].as_flattened())
     }
 }
 
@@ -224,15 +244,33 @@ impl Walk<'_> {
         let at_max = i.saturating_add(cursor.items_to_max(step) - 1);
         let first = i;
         let end = at_max.min(self.len);
+        // Narrow values without levels lie back to back: a run of them is
+        // hashed as one stretch and checked once. A run with a match is
+        // hashed again value by value (from the hash before it), since a
+        // match moves to the next table.
+        let run = if LEVELED { 1 } else { values.run_len() };
         while i < end {
-            let lowest = item_hash::<V, LEVELED>(&mut cursor, values, i);
-            if lowest <= cursor.bounds.limit && cursor.advance_run() {
-                cursor.size = 0;
-                *self.cursor = cursor;
-                self.cuts.cut(i);
-                return i + 1;
+            let stop = if run > 1 && end - i >= run {
+                let before = cursor.hash;
+                if values.mix_run(&mut cursor, i) > cursor.bounds.limit {
+                    i += run;
+                    continue;
+                }
+                cursor.hash = before;
+                i + run
+            } else {
+                i + 1
+            };
+            while i < stop {
+                let lowest = item_hash::<V, LEVELED>(&mut cursor, values, i);
+                if lowest <= cursor.bounds.limit && cursor.advance_run() {
+                    cursor.size = 0;
+                    *self.cursor = cursor;
+                    self.cuts.cut(i);
+                    return i + 1;
+                }
+                i += 1;
             }
-            i += 1;
         }
         cursor.size += (i - first) as i64 * step;
         if i < self.len {
