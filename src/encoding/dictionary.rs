@@ -104,6 +104,9 @@ impl Dictionary {
     pub(crate) fn put(&mut self, values: &[u8]) {
         let n = values.len() / self.width;
         self.indices.reserve(n);
+        if self.slots.is_empty() && n > 0 {
+            self.first_table(n);
+        }
         match self.width {
             1 => self.put_with::<1>(values),
             2 => self.put_with::<2>(values),
@@ -214,16 +217,37 @@ impl Dictionary {
         self.values.reserve_exact(more * self.width);
     }
 
-    /// Doubles the table (rehashing every entry). A table of up to
+    /// Doubles the table (see [`Self::resize_table`]).
+    #[cold]
+    fn grow(&mut self) {
+        self.resize_table((self.slots.len() * 2).max(64));
+    }
+
+    /// The first table, before the first `n` values go in: sparse, with
+    /// room for as many entries as those values could add (up to
+    /// [`FIRST_ENTRIES`]) rather than doubling from the smallest table
+    /// while they are put (a file of a few thousand rows paid for most of
+    /// those doublings).
+    #[cold]
+    fn first_table(&mut self, n: usize) {
+        let mut entries = n.min(FIRST_ENTRIES);
+        if self.expected > 0 {
+            entries = entries.min(self.expected);
+        }
+        self.resize_table((entries * 8).next_power_of_two().max(64));
+        self.hashes.reserve_exact(entries);
+        self.values.reserve_exact(entries * self.width);
+    }
+
+    /// Makes the table `capacity` slots (a power of two that holds every
+    /// entry) and rehashes every entry into it. A table of up to
     /// [`SPARSE_SLOTS`] slots is kept at most an eighth full, so that most
     /// lookups find their entry at the first probe (a probe sequence of
     /// varying length is a mispredicted branch; such a table is at most
     /// 128 KiB). A larger one is kept at most half full, except that a table
     /// at most 3/5 full with the expected count of entries is not doubled
     /// before that count is reached.
-    #[cold]
-    fn grow(&mut self) {
-        let capacity = (self.slots.len() * 2).max(64);
+    fn resize_table(&mut self, capacity: usize) {
         let half = capacity / 2;
         let e = self.expected;
         self.grow_at = if capacity <= SPARSE_SLOTS {
@@ -271,6 +295,9 @@ impl Dictionary {
 /// Tables up to this many slots (128 KiB) are kept at most an eighth full
 /// and looked up without prefetching.
 const SPARSE_SLOTS: usize = 1 << 15;
+
+/// The most entries the first table is made for (8,192 slots, 32 KiB).
+const FIRST_ENTRIES: usize = 1024;
 
 #[inline(always)]
 fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
