@@ -338,8 +338,9 @@ impl Walk<'_> {
             let mut cursor = *self.cursor;
             while bit < n {
                 let i = base + bit;
+                let valid = word >> bit & 1 == 1;
                 bit += 1;
-                let lowest = if word >> (bit - 1) & 1 == 1 {
+                let lowest = if valid {
                     cursor.size += step;
                     item_hash::<V, true>(&mut cursor, values, i)
                 } else {
@@ -347,7 +348,6 @@ impl Walk<'_> {
                     cursor.mix_level(0)
                 };
                 if cursor.end_item(lowest) {
-                    *self.cursor = cursor;
                     self.cuts.cut(i);
                     break;
                 }

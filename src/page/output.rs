@@ -273,13 +273,12 @@ impl PageOutput {
         s: &ColumnSettings,
         head: DataPageHead,
         levels: &[u8],
-        values: PageBytes<'_>,
+        mut values: PageBytes<'_>,
         tag: PageTag,
     ) -> Result<()> {
         if self.helpers.is_some() {
             return self.send_data_page(s, head, levels, values, tag);
         }
-        let mut values = values;
         let uncompressed = levels.len() + values.as_slice().len();
         let compressed = self.compress(s, levels, &mut values)?;
         if compressed {
