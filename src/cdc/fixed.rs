@@ -332,9 +332,18 @@ impl Walk<'_> {
     fn bitmap_word<V: Values>(&mut self, values: V, base: usize, word: u64, n: usize) {
         let step = values.width() as i64 + 2;
         let mut bit = 0;
-        if self.cursor.hashing() {
-            // Up to the first item that closes a chunk, every item is
-            // hashed in full: on a copy of the cursor in locals.
+        while bit < n {
+            if !self.cursor.hashing() {
+                // Below the minimum, or a match pending: piece by piece.
+                let valid = word >> bit & 1 == 1;
+                if self.literal_item(values, base + bit, Some(valid)) {
+                    self.cuts.cut(base + bit);
+                }
+                bit += 1;
+                continue;
+            }
+            // Up to the next item that closes a chunk, every item is hashed
+            // in full: on a copy of the cursor in locals.
             let mut cursor = *self.cursor;
             while bit < n {
                 let i = base + bit;
@@ -353,26 +362,6 @@ impl Walk<'_> {
                 }
             }
             *self.cursor = cursor;
-        }
-        for bit in bit..n {
-            let i = base + bit;
-            let valid = word >> bit & 1 == 1;
-            let closes = if self.cursor.hashing() {
-                let cursor = &mut *self.cursor;
-                let lowest = if valid {
-                    cursor.size += step;
-                    item_hash::<V, true>(cursor, values, i)
-                } else {
-                    cursor.size += 2;
-                    cursor.mix_level(0)
-                };
-                cursor.end_item(lowest)
-            } else {
-                self.literal_item(values, i, Some(valid))
-            };
-            if closes {
-                self.cuts.cut(i);
-            }
         }
     }
 }

@@ -235,9 +235,13 @@ impl PageOutput {
                     self.sink.return_block(unused)?;
                 }
             } else {
-                // Compressed V1 pages use the headroom for their levels
-                // (see `compress`).
-                let room = if self.codec.is_some() { headroom } else { 0 };
+                // Pages compressed here (V1) use the headroom for their
+                // levels (see `compress`); on helper threads they are
+                // copied anyway.
+                let room = match self.codec.is_some() && self.helpers.is_none() {
+                    true => headroom,
+                    false => 0,
+                };
                 let spare = std::mem::take(&mut self.spare);
                 if let Some(unused) = encoder.lend_page_block(spare, room) {
                     self.spare = unused;
