@@ -30,6 +30,8 @@ pub(crate) struct Dictionary {
     /// The most entries the dictionary is expected to reach before the
     /// column falls back (0: unknown); growth stops short of doubling past it.
     expected: usize,
+    /// Values put before the current call of [`Self::put`].
+    seen: usize,
     /// Indices buffered for the current data page.
     indices: Vec<u32>,
     rle: RleEncoder,
@@ -56,6 +58,7 @@ impl Dictionary {
             grow_at: 0,
             low: 0,
             expected,
+            seen: 0,
             indices: Vec::new(),
             rle: RleEncoder::new(0),
         }
@@ -122,6 +125,7 @@ impl Dictionary {
                 }
             }
         }
+        self.seen = self.seen.saturating_add(n);
     }
 
     /// Interns values of the const width `W` a group at a time: the group's
@@ -217,10 +221,26 @@ impl Dictionary {
         self.values.reserve_exact(more * self.width);
     }
 
-    /// Doubles the table (see [`Self::resize_table`]).
+    /// Doubles the table (see [`Self::resize_table`]); or, when nearly
+    /// every value so far was new (7 in 8, of at least [`JUMP_EVIDENCE`]), makes it as large as the expected count
+    /// of entries needs at once, with the value store and hashes reserved
+    /// for them too. Such a column (random decimals, UUIDs) fills its
+    /// dictionary page and falls back; doubling up to there rehashed every
+    /// entry about once more and copied the value store as it grew.
     #[cold]
     fn grow(&mut self) {
-        self.resize_table((self.slots.len() * 2).max(64));
+        let doubled = (self.slots.len() * 2).max(64);
+        let distinct =
+            self.seen >= JUMP_EVIDENCE && self.len.saturating_mul(8) >= self.seen.saturating_mul(7);
+        if distinct && self.expected > self.len {
+            let capacity = slots_for(self.expected).max(doubled);
+            self.resize_table(capacity);
+            let more = self.expected - self.len;
+            self.hashes.reserve_exact(more);
+            self.values.reserve_exact(more.saturating_mul(self.width));
+        } else {
+            self.resize_table(doubled);
+        }
     }
 
     /// The first table, before the first `n` values go in: sparse, with
@@ -296,8 +316,30 @@ impl Dictionary {
 /// and looked up without prefetching.
 const SPARSE_SLOTS: usize = 1 << 15;
 
+/// The smallest table (a power of two) that [`Dictionary::resize_table`]
+/// lets hold `entries` entries without growing.
+fn slots_for(entries: usize) -> usize {
+    let sparse = entries.saturating_mul(8).next_power_of_two();
+    if sparse <= SPARSE_SLOTS {
+        return sparse.max(64);
+    }
+    // Past the sparse size: up to 3/5 full when the expected count is
+    // reached (`resize_table`'s rule), so at least 5/3 of `entries` slots.
+    entries
+        .saturating_mul(5)
+        .div_ceil(3)
+        .next_power_of_two()
+        .max(SPARSE_SLOTS * 2)
+}
+
 /// The most entries the first table is made for (8,192 slots, 32 KiB).
 const FIRST_ENTRIES: usize = 1024;
+
+/// Values a dictionary must have seen, nearly all of them new, before its
+/// table is sized for the expected count at once ([`Dictionary::grow`]):
+/// the first few mini-batches of a column of a few thousand distinct
+/// values are all new too.
+const JUMP_EVIDENCE: usize = 4 * FIRST_ENTRIES;
 
 #[inline(always)]
 fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
@@ -416,5 +458,67 @@ mod tests {
                 assert_eq!(dict.len(), map.len());
             }
         }
+    }
+
+    /// Values all distinct (a column that will fall back): once the first
+    /// table fills, the table is made as large as the expected count needs
+    /// at once, and stays so until that count is passed; keys stay right,
+    /// also past the expected count (doubling again from there).
+    #[test]
+    fn distinct_values_size_the_table_for_the_expected_count() {
+        for (width, expected) in [
+            (8usize, 132_097usize),
+            (16, 66_561),
+            (4, 263_169),
+            (32, 33_793),
+        ] {
+            let total = expected + expected / 2;
+            let input: Vec<u8> = (0..total as u64)
+                .flat_map(|i| {
+                    let v = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes();
+                    (0..width).map(move |b| v[b % 8] ^ (b / 8) as u8)
+                })
+                .collect();
+            let mut dict = Dictionary::with_expected(width, expected);
+            let mut sizes = Vec::new();
+            for (call, part) in input.chunks(1024 * width).enumerate() {
+                dict.put(part);
+                if dict.len() < expected {
+                    sizes.push(dict.slots.len());
+                }
+                let want: Vec<u32> = (call * 1024..(call * 1024 + part.len() / width))
+                    .map(|k| k as u32)
+                    .collect();
+                assert_eq!(&dict.indices[call * 1024..], &want[..], "width {width}");
+            }
+            assert_eq!(dict.len(), total);
+            // Sparse tables while the evidence builds up, then the table
+            // for the expected count, at once.
+            sizes.dedup();
+            let (last, before) = sizes.split_last().unwrap();
+            assert_eq!(*last, slots_for(expected), "width {width}: {sizes:?}");
+            assert!(
+                before.iter().all(|&s| s <= SPARSE_SLOTS),
+                "width {width}: {sizes:?}"
+            );
+            assert!(dict.slots.len() >= slots_for(total));
+        }
+    }
+
+    /// A low-cardinality column keeps doubling from a small table.
+    #[test]
+    fn repeated_values_keep_a_small_table() {
+        let mut dict = Dictionary::with_expected(16, 66_560);
+        let input: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| {
+                let v = (i % 3_000).to_le_bytes();
+                (0..16).map(move |b| v[b % 4])
+            })
+            .collect();
+        for part in input.chunks(1024 * 16) {
+            dict.put(part);
+        }
+        assert_eq!(dict.len(), 3_000);
+        assert!(dict.slots.len() <= 32_768, "{}", dict.slots.len());
     }
 }
