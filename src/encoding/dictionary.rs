@@ -222,20 +222,26 @@ impl Dictionary {
     }
 
     /// Doubles the table (see [`Self::resize_table`]); or, when nearly
-    /// every value so far was new (7 in 8, of at least [`JUMP_EVIDENCE`]), makes it as large as the expected count
-    /// of entries needs at once, with the value store and hashes reserved
-    /// for them too. Such a column (random decimals, UUIDs) fills its
-    /// dictionary page and falls back; doubling up to there rehashed every
-    /// entry about once more and copied the value store as it grew.
+    /// every value so far was new (7 in 8, of at least [`JUMP_EVIDENCE`]),
+    /// makes it as large as eight times the values seen so far need, up to
+    /// the expected count of entries, with the value store and hashes
+    /// reserved for them too: two steps to the expected count instead of
+    /// about six doublings. Such a column (random decimals, UUIDs) fills
+    /// its dictionary page and falls back; each doubling up to there
+    /// rehashed every entry and copied the value store.
     #[cold]
     fn grow(&mut self) {
         let doubled = (self.slots.len() * 2).max(64);
         let distinct =
             self.seen >= JUMP_EVIDENCE && self.len.saturating_mul(8) >= self.seen.saturating_mul(7);
         if distinct && self.expected > self.len {
-            let capacity = slots_for(self.expected).max(doubled);
+            // At most eight times the values seen so far, so that a small
+            // row group or file (a few thousand distinct values) gets no
+            // larger table than doubling would have given it.
+            let target = self.expected.min(self.seen.saturating_mul(8));
+            let capacity = slots_for(target).max(doubled);
             self.resize_table(capacity);
-            let more = self.expected - self.len;
+            let more = target.saturating_sub(self.len);
             self.hashes.reserve_exact(more);
             self.values.reserve_exact(more.saturating_mul(self.width));
         } else {
@@ -492,15 +498,14 @@ mod tests {
                 assert_eq!(&dict.indices[call * 1024..], &want[..], "width {width}");
             }
             assert_eq!(dict.len(), total);
-            // Sparse tables while the evidence builds up, then the table
-            // for the expected count, at once.
+            // Sparse tables while the evidence builds up, then at most one
+            // step (eight times the values seen) before the table for the
+            // expected count.
             sizes.dedup();
             let (last, before) = sizes.split_last().unwrap();
             assert_eq!(*last, slots_for(expected), "width {width}: {sizes:?}");
-            assert!(
-                before.iter().all(|&s| s <= SPARSE_SLOTS),
-                "width {width}: {sizes:?}"
-            );
+            let large = before.iter().filter(|&&s| s > SPARSE_SLOTS).count();
+            assert!(large <= 1, "width {width}: {sizes:?}");
             assert!(dict.slots.len() >= slots_for(total));
         }
     }
@@ -520,5 +525,29 @@ mod tests {
         }
         assert_eq!(dict.len(), 3_000);
         assert!(dict.slots.len() <= 32_768, "{}", dict.slots.len());
+    }
+
+    /// A small file of distinct values (5,000 UUIDs) gets no larger table
+    /// or store than doubling gives it, though its expected count is the
+    /// page limit's 66,561 entries.
+    #[test]
+    fn a_few_thousand_distinct_values_keep_a_small_table() {
+        let input: Vec<u8> = (0..5_000u64)
+            .flat_map(|i| {
+                let v = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes();
+                (0..16).map(move |b| v[b % 8] ^ (b / 8) as u8)
+            })
+            .collect();
+        let mut dict = Dictionary::with_expected(16, 66_561);
+        for part in input.chunks(1024 * 16) {
+            dict.put(part);
+        }
+        assert_eq!(dict.len(), 5_000);
+        assert!(dict.slots.len() <= 65_536, "{}", dict.slots.len());
+        assert!(
+            dict.hashes.capacity() <= 5_000 * 8,
+            "{}",
+            dict.hashes.capacity()
+        );
     }
 }
