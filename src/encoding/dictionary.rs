@@ -323,7 +323,9 @@ impl Dictionary {
 const SPARSE_SLOTS: usize = 1 << 15;
 
 /// The smallest table (a power of two) that [`Dictionary::resize_table`]
-/// lets hold `entries` entries without growing.
+/// lets hold `entries` entries without growing when `entries` is the
+/// expected count (an eighth full while sparse, else up to 3/5); for a
+/// smaller count the table may grow once more, at half full.
 fn slots_for(entries: usize) -> usize {
     let sparse = entries.saturating_mul(8).next_power_of_two();
     if sparse <= SPARSE_SLOTS {
@@ -342,7 +344,7 @@ fn slots_for(entries: usize) -> usize {
 const FIRST_ENTRIES: usize = 1024;
 
 /// Values a dictionary must have seen, nearly all of them new, before its
-/// table is sized for the expected count at once ([`Dictionary::grow`]):
+/// table is sized ahead of its entries ([`Dictionary::grow`]):
 /// the first few mini-batches of a column of a few thousand distinct
 /// values are all new too.
 const JUMP_EVIDENCE: usize = 4 * FIRST_ENTRIES;
@@ -466,10 +468,11 @@ mod tests {
         }
     }
 
-    /// Values all distinct (a column that will fall back): once the first
-    /// table fills, the table is made as large as the expected count needs
-    /// at once, and stays so until that count is passed; keys stay right,
-    /// also past the expected count (doubling again from there).
+    /// Values all distinct (a column that will fall back): once enough of
+    /// them were seen, the table goes to the size for the expected count in
+    /// at most two steps, and stays so until that count is passed; keys
+    /// stay right, also past the expected count (doubling again from
+    /// there).
     #[test]
     fn distinct_values_size_the_table_for_the_expected_count() {
         for (width, expected) in [
