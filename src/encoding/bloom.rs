@@ -57,8 +57,7 @@ fn insert_hash(words: &mut [[u32; 8]], hash: u64) {
 /// misses.
 const GROUP: usize = 16;
 
-/// Hashes each `width`-byte value and inserts it with `insert`, a group of
-/// [`GROUP`] values at a time.
+/// Hashes each `width`-byte value and inserts it with `insert`.
 #[inline(always)]
 fn insert_all_with(
     words: &mut [[u32; 8]],
@@ -66,30 +65,44 @@ fn insert_all_with(
     width: usize,
     insert: impl Fn(&mut [[u32; 8]], u64),
 ) {
-    let mut hashes = [0u64; GROUP];
+    // Common widths get their own copy, where the hash's length is a
+    // constant.
     macro_rules! fixed {
         ($($w:literal)*) => {
             match width {
-                $($w => {
-                    for group in values.as_chunks::<$w>().0.chunks(GROUP) {
-                        for (hash, v) in hashes.iter_mut().zip(group) {
-                            *hash = XxHash64::oneshot(0, v);
-                            prefetch(&words[block_index(*hash, words.len())]);
-                        }
-                        for &hash in &hashes[..group.len()] {
-                            insert(words, hash);
-                        }
-                    }
-                })*
-                _ => {
-                    for v in values.chunks_exact(width) {
-                        insert(words, XxHash64::oneshot(0, v));
-                    }
-                }
+                $($w => insert_grouped(words, values.as_chunks::<$w>().0.iter().map(|v| &v[..]), &insert),)*
+                _ => insert_grouped(words, values.chunks_exact(width), &insert),
             }
         };
     }
     fixed!(1 2 4 8 12 16 32);
+}
+
+/// Inserts `values` with `insert`, a group of [`GROUP`] at a time: the
+/// group's hashes first, each block requested from memory as its hash is
+/// known, then the updates.
+#[inline(always)]
+fn insert_grouped<'a>(
+    words: &mut [[u32; 8]],
+    mut values: impl Iterator<Item = &'a [u8]>,
+    insert: &impl Fn(&mut [[u32; 8]], u64),
+) {
+    let mut hashes = [0u64; GROUP];
+    loop {
+        let mut n = 0;
+        // `hashes` first: the zip stops without taking a value past it.
+        for (hash, v) in hashes.iter_mut().zip(values.by_ref()) {
+            *hash = XxHash64::oneshot(0, v);
+            prefetch(&words[block_index(*hash, words.len())]);
+            n += 1;
+        }
+        for &hash in &hashes[..n] {
+            insert(words, hash);
+        }
+        if n < GROUP {
+            return;
+        }
+    }
 }
 
 /// [`insert_all_with`] with the block update in AVX2: the eight salted

@@ -238,10 +238,8 @@ impl PageOutput {
                 // Pages compressed here (V1) use the headroom for their
                 // levels (see `compress`); on helper threads they are
                 // copied anyway.
-                let room = match self.codec.is_some() && self.helpers.is_none() {
-                    true => headroom,
-                    false => 0,
-                };
+                let in_place = self.codec.is_some() && self.helpers.is_none();
+                let room = if in_place { headroom } else { 0 };
                 let spare = std::mem::take(&mut self.spare);
                 if let Some(unused) = encoder.lend_page_block(spare, room) {
                     self.spare = unused;
