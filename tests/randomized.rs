@@ -6,6 +6,10 @@
 //! pages) and random slice offsets. Every case must be byte-identical to
 //! upstream and read back.
 //!
+//! Each case is also written on 2, 3 or 4 threads (`with_threads`, every
+//! write handed to the workers), which must give the one-thread file (or
+//! fail where it fails).
+//!
 //! `PARQUET_FLBA_SEED` sets the base seed, `PARQUET_FLBA_CASES` the number of
 //! cases (default 100), `PARQUET_FLBA_CASE` runs a single case index.
 
@@ -373,8 +377,56 @@ fn randomized_flba_tables() {
             &name,
             &schema,
             &batches,
-            &Opts::props(props),
+            &Opts::props(props.clone()),
         ));
+        failures.check(check_threads(&name, &schema, &batches, &props, 2 + i % 3));
     }
     failures.finish();
+}
+
+/// The file parquet_flba writes on `threads` threads, or its error.
+fn write_on_threads(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    props: &WriterProperties,
+    threads: usize,
+) -> Result<Vec<u8>, String> {
+    let mut writer =
+        parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))
+            .map_err(err("try_new"))?
+            .with_threads(threads)
+            .with_min_parallel_work(std::time::Duration::ZERO);
+    for batch in batches {
+        writer.write(batch).map_err(err("write"))?;
+    }
+    writer.into_inner().map_err(err("into_inner"))
+}
+
+/// The case written on `threads` threads gives the one-thread file, or
+/// fails where one thread fails.
+fn check_threads(
+    name: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    props: &WriterProperties,
+    threads: usize,
+) -> Result<(), String> {
+    let one = no_panic("one thread", || write_on_threads(schema, batches, props, 1))?;
+    let many = no_panic("several threads", || {
+        write_on_threads(schema, batches, props, threads)
+    })?;
+    match (one, many) {
+        (Ok(a), Ok(b)) if a == b => Ok(()),
+        (Ok(a), Ok(b)) => Err(format!(
+            "case `{name}`: {threads} threads wrote another file than one thread: {}",
+            compare_files(&a, &b).unwrap_or_else(|| "(no difference found)".into())
+        )),
+        (Err(_), Err(_)) => Ok(()),
+        (Ok(_), Err(e)) => Err(format!(
+            "case `{name}`: {threads} threads failed where one thread wrote the file: {e}"
+        )),
+        (Err(e), Ok(_)) => Err(format!(
+            "case `{name}`: {threads} threads wrote a file where one thread failed: {e}"
+        )),
+    }
 }

@@ -1285,6 +1285,19 @@ pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperti
         if leaf.kind().is_none() || leaf.path() == LeafPath::Fast {
             continue;
         }
+        // parquet 59 maps a precision-1 decimal to INT64, which a Decimal32
+        // array cannot be written as: its writer fails, and the plan leaves
+        // the leaf to it so that ours fails the same way (D14).
+        let precision_one_decimal32 = !release::PARQUET_60
+            && leaf.kind() == Some(parquet_flba::LeafKind::Decimal32)
+            && leaf.reason() == Some(DelegateReason::ParquetSchemaMismatch)
+            && schema
+                .fields()
+                .iter()
+                .any(|f| has_decimal32_of_precision_one(f.data_type()));
+        if precision_one_decimal32 {
+            continue;
+        }
         assert!(
             matches!(
                 leaf.reason(),
@@ -1299,6 +1312,25 @@ pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperti
             leaf.kind(),
             leaf.reason()
         );
+    }
+}
+
+/// Whether `data_type` is, or holds at any depth, a `Decimal32(1, _)`.
+fn has_decimal32_of_precision_one(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Decimal32(1, _) => true,
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::Map(f, _) => has_decimal32_of_precision_one(f.data_type()),
+        DataType::Struct(fields) => fields
+            .iter()
+            .any(|f| has_decimal32_of_precision_one(f.data_type())),
+        DataType::Dictionary(_, value) => has_decimal32_of_precision_one(value),
+        DataType::RunEndEncoded(_, values) => has_decimal32_of_precision_one(values.data_type()),
+        _ => false,
     }
 }
 
