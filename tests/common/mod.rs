@@ -1289,12 +1289,8 @@ pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperti
         // array cannot be written as: its writer fails, and the plan leaves
         // the leaf to it so that ours fails the same way (D14).
         let precision_one_decimal32 = !release::PARQUET_60
-            && leaf.kind() == Some(parquet_flba::LeafKind::Decimal32)
-            && leaf.reason() == Some(DelegateReason::ParquetSchemaMismatch)
-            && schema
-                .fields()
-                .iter()
-                .any(|f| has_decimal32_of_precision_one(f.data_type()));
+            && matches!(leaf.arrow_type(), Some(DataType::Decimal32(1, _)))
+            && leaf.reason() == Some(DelegateReason::ParquetSchemaMismatch);
         if precision_one_decimal32 {
             continue;
         }
@@ -1312,25 +1308,6 @@ pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperti
             leaf.kind(),
             leaf.reason()
         );
-    }
-}
-
-/// Whether `data_type` is, or holds at any depth, a `Decimal32(1, _)`.
-fn has_decimal32_of_precision_one(data_type: &DataType) -> bool {
-    match data_type {
-        DataType::Decimal32(1, _) => true,
-        DataType::List(f)
-        | DataType::LargeList(f)
-        | DataType::FixedSizeList(f, _)
-        | DataType::ListView(f)
-        | DataType::LargeListView(f)
-        | DataType::Map(f, _) => has_decimal32_of_precision_one(f.data_type()),
-        DataType::Struct(fields) => fields
-            .iter()
-            .any(|f| has_decimal32_of_precision_one(f.data_type())),
-        DataType::Dictionary(_, value) => has_decimal32_of_precision_one(value),
-        DataType::RunEndEncoded(_, values) => has_decimal32_of_precision_one(values.data_type()),
-        _ => false,
     }
 }
 
