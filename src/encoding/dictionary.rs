@@ -216,9 +216,14 @@ impl Dictionary {
         if self.expected > self.len {
             target = target.min(self.expected);
         }
-        let more = target - self.len;
+        self.reserve_more(target - self.len);
+    }
+
+    /// Room for `more` entries beyond `len` in the hashes and the value
+    /// store.
+    fn reserve_more(&mut self, more: usize) {
         self.hashes.reserve_exact(more);
-        self.values.reserve_exact(more * self.width);
+        self.values.reserve_exact(more.saturating_mul(self.width));
     }
 
     /// Doubles the table (see [`Self::resize_table`]); or, when nearly
@@ -241,9 +246,7 @@ impl Dictionary {
             let target = self.expected.min(self.seen.saturating_mul(8));
             let capacity = slots_for(target).max(doubled);
             self.resize_table(capacity);
-            let more = target.saturating_sub(self.len);
-            self.hashes.reserve_exact(more);
-            self.values.reserve_exact(more.saturating_mul(self.width));
+            self.reserve_more(target.saturating_sub(self.len));
         } else {
             self.resize_table(doubled);
         }
@@ -261,8 +264,7 @@ impl Dictionary {
             entries = entries.min(self.expected);
         }
         self.resize_table((entries * 8).next_power_of_two().max(64));
-        self.hashes.reserve_exact(entries);
-        self.values.reserve_exact(entries * self.width);
+        self.reserve_more(entries);
     }
 
     /// Makes the table `capacity` slots (a power of two that holds every
