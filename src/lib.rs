@@ -67,10 +67,18 @@ pub use plan::{ColumnPlan, DelegateReason, LeafKind, LeafPath, LeafPlan};
 pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions};
 
-/// The `parquet` release whose `ArrowWriter` this build matches byte for
-/// byte, and whose types its API takes: `"60.1.0"` with the `parquet-60`
-/// feature (the default), `"59.2.0"` with `parquet-59`.
-pub const PARQUET_RELEASE: &str = compat::RELEASE;
+/// The `parquet` release this build resolved, whose `ArrowWriter` it
+/// matches byte for byte and whose types its API takes: a 60.1 release with
+/// the `parquet-60` feature (the default), 59.3 with `parquet-59`, 58.4
+/// with `parquet-58`.
+pub const PARQUET_RELEASE: &str = compat::RESOLVED_RELEASE;
+
+/// The patch releases of the selected line that this build's fast path was
+/// checked against. If [`PARQUET_RELEASE`] is not one of them (a patch
+/// published after this crate), every leaf goes to `parquet`'s own column
+/// writer ([`DelegateReason::UnverifiedRelease`]): the files stay exactly
+/// `parquet`'s, only without the speed-up.
+pub const VERIFIED_PARQUET_RELEASES: &[&str] = compat::VERIFIED_RELEASES;
 
 #[cfg(feature = "async")]
 mod async_writer;

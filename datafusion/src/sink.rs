@@ -358,21 +358,44 @@ mod encryption {
     }
 }
 
-/// Without the `encryption` feature, as DataFusion without
-/// `parquet_encryption`: encryption options are not applied.
+/// Without the `encryption` feature this build cannot encrypt, and it never
+/// writes a plaintext file where encryption was asked for: encryption
+/// options (properties given in the options, or an encryption factory named
+/// there) are refused with an error that says how to turn the feature on.
+/// Stock DataFusion with `parquet_encryption` would encrypt; without it,
+/// it ignores the given properties, which this crate does not copy.
 #[cfg(not(feature = "encryption"))]
 mod encryption {
     use super::*;
     use datafusion::arrow::datatypes::Schema;
+    use datafusion::common::DataFusionError;
 
     #[allow(clippy::unused_async)]
     pub(super) async fn apply(
         builder: WriterPropertiesBuilder,
         _runtime: &Arc<RuntimeEnv>,
-        _options: &TableParquetOptions,
+        options: &TableParquetOptions,
         _schema: &Arc<Schema>,
-        _path: &Path,
+        path: &Path,
     ) -> Result<WriterPropertiesBuilder> {
+        refuse(options, path)?;
         Ok(builder)
+    }
+
+    /// The error for encryption options this build cannot honour.
+    pub(crate) fn refuse(options: &TableParquetOptions, path: &Path) -> Result<()> {
+        let asked = match (&options.crypto.file_encryption, &options.crypto.factory_id) {
+            (Some(_), _) => {
+                "file encryption properties ('format.crypto.file_encryption.*')".to_string()
+            }
+            (None, Some(id)) => format!("the parquet encryption factory '{id}'"),
+            (None, None) => return Ok(()),
+        };
+        Err(DataFusionError::Configuration(format!(
+            "parquet-flba-datafusion cannot encrypt '{path}': the options ask for {asked}, \
+             but this build has no `encryption` feature. Enable it \
+             (`parquet-flba-datafusion = {{ features = [\"encryption\"] }}`), or write \
+             this file without parquet-flba; it will not write the file in plaintext."
+        )))
     }
 }

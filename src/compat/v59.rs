@@ -1,5 +1,6 @@
-//! parquet 59.2.0. See the module above; `docs/parquet-59.md` lists each
-//! difference (D-numbers) with both releases' source lines.
+//! parquet 59.3 (59.3.2 and 59.3.3, whose write paths are identical). See
+//! the module above; `docs/parquet-59.md` lists each difference
+//! (D-numbers) with both releases' source lines.
 
 use super::PageIndexes;
 use parquet::basic::ColumnOrder;
@@ -12,8 +13,12 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::statistics::ValueStatistics;
 use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 
-/// The release, as in `created_by`.
-pub(crate) const RELEASE: &str = "59.2.0";
+/// The patch releases of the 59 line whose writer this crate matches byte
+/// for byte. 59.3.2 brought D6 and D9 to the 59 line (59.2.0 to 59.3.1
+/// write otherwise, so `Cargo.toml` admits `>=59.3.2, <59.4`); 59.3.3
+/// differs from 59.3.2 only in `SerializedFileWriter::new` refusing bloom
+/// filters on encrypted columns, which this crate gets from parquet itself.
+pub(crate) const VERIFIED_RELEASES: &[&str] = &["59.3.2", "59.3.3"];
 
 /// D1: no dictionary for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0`
 /// (`has_dictionary_support`).
@@ -27,11 +32,12 @@ pub(crate) const DECIMAL_INT32_MIN_PRECISION: u8 = 2;
 pub(crate) const FLOAT16_TOTAL_ORDER: bool = false;
 /// D4: no NaN counts anywhere.
 pub(crate) const NAN_COUNTS: bool = false;
-/// D6: the DICTIONARY_PAGE entry of `encoding_stats` is appended when the
-/// dictionary page is written (after the data pages that use it).
-pub(crate) const DICTIONARY_STATS_FIRST: bool = false;
-/// D9: no exemption; a page is cut after every over-limit value.
-pub(crate) const DELTA_FIRST_VALUE_EXEMPT: bool = false;
+/// D6: the DICTIONARY_PAGE entry of `encoding_stats` comes first (since
+/// 59.3.2, as in 60).
+pub(crate) const DICTIONARY_STATS_FIRST: bool = true;
+/// D9: a page's first DELTA_BYTE_ARRAY value is exempt from the page limit
+/// (since 59.3.2, as in 60).
+pub(crate) const DELTA_FIRST_VALUE_EXEMPT: bool = true;
 /// D10: granular windows are level counts for every encoding.
 pub(crate) const DELTA_WINDOWS_BY_VALUES: bool = false;
 /// D13, D15, D16: 59 writes leaves under dictionary and run-end-encoded

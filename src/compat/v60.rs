@@ -1,4 +1,4 @@
-//! parquet 60.1.0. See the module above; `docs/parquet-59.md` lists each
+//! parquet 60.1. See the module above; `docs/parquet-59.md` lists each
 //! difference (D-numbers) with both releases' source lines.
 
 use super::PageIndexes;
@@ -14,8 +14,10 @@ use parquet::file::statistics::ValueStatistics;
 use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 use std::sync::Arc;
 
-/// The release, as in `created_by`.
-pub(crate) const RELEASE: &str = "60.1.0";
+/// The patch releases of the 60 line whose writer this crate matches byte
+/// for byte (their write paths are identical; `Cargo.toml` admits
+/// `>=60.1.0, <60.2`).
+pub(crate) const VERIFIED_RELEASES: &[&str] = &["60.1.0"];
 
 /// D1: FIXED_LEN_BYTE_ARRAY columns get a dictionary under `PARQUET_1_0`.
 pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = true;

@@ -22,6 +22,9 @@ impl ColumnPlan {
         if encrypted(props) {
             plan.delegate_fast(|_| true, DelegateReason::Encrypted);
         }
+        if !crate::compat::RELEASE_VERIFIED {
+            plan.delegate_fast(|_| true, DelegateReason::UnverifiedRelease);
+        }
         plan
     }
 
@@ -281,7 +284,13 @@ fn encrypted(props: &WriterProperties) -> bool {
     props.file_encryption_properties().is_some()
 }
 
+/// Without this crate's `encryption` feature, `parquet` may still have its
+/// own (another crate of the program turned it on, as DataFusion's
+/// `parquet_encryption` does), and then `props` can carry encryption
+/// properties that this build has no accessor for. Its `Debug` form shows
+/// them; a file that has them goes wholly to `parquet`, which encrypts it,
+/// instead of getting plaintext pages from this crate.
 #[cfg(not(feature = "encryption"))]
-fn encrypted(_props: &WriterProperties) -> bool {
-    false
+fn encrypted(props: &WriterProperties) -> bool {
+    format!("{props:?}").contains("file_encryption_properties: Some(")
 }

@@ -28,6 +28,7 @@ impl fmt::Display for DelegateReason {
             DelegateReason::CdcUnsplittableField => {
                 "content-defined chunking: field cannot be split"
             }
+            DelegateReason::UnverifiedRelease => "parquet release not verified by this build",
         })
     }
 }

@@ -63,6 +63,12 @@ pub enum DelegateReason {
     /// writer, run-end values' nullability ignored), which this crate
     /// leaves to it. Never given with `parquet-60`.
     WrappedUnderParquet59,
+    /// The `parquet` release this build resolved
+    /// ([`PARQUET_RELEASE`](crate::PARQUET_RELEASE)) is a patch release
+    /// this crate was not checked against
+    /// ([`VERIFIED_PARQUET_RELEASES`](crate::VERIFIED_PARQUET_RELEASES)):
+    /// every leaf goes to `parquet`, so the file is still exactly its.
+    UnverifiedRelease,
 }
 
 /// The plan of one Parquet leaf column.
