@@ -48,6 +48,7 @@ mod levels;
 mod memory;
 mod page;
 mod plan;
+mod pool;
 mod schema;
 mod sink;
 mod spill;

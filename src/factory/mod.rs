@@ -11,7 +11,7 @@ pub(crate) use stores::HandOff;
 use crate::column::{ArrowColumnWriter, WriterInner};
 use crate::leaf::{FlbaColumnWriter, LeafShape};
 use crate::plan::{ColumnPlan, LeafKind};
-use crate::writer::pool::PageHelpers;
+use crate::pool::PageHelpers;
 use arrow_schema::{Schema, SchemaRef};
 use parquet::arrow::arrow_writer::{self as upstream, PageStore, PageStoreFactory};
 use parquet::basic::Compression;

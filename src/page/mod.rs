@@ -31,8 +31,8 @@ pub(crate) use settings::ColumnSettings;
 
 use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::ColumnEncoder;
+use crate::pool::PageHelpers;
 use crate::values::{ValueOrder, ValueSource};
-use crate::writer::pool::PageHelpers;
 use index::PageIndexes;
 use level_encoding::PageLevels;
 use metrics::{ChunkStatistics, ChunkTotals, PageCounters};

@@ -13,7 +13,7 @@ use super::statistics::HeaderMinMax;
 use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::block::PageBlock;
 use crate::encoding::{ColumnEncoder, DictionaryPage, PageBytes};
-use crate::writer::pool::{PageHelpers, Ticket};
+use crate::pool::{PageHelpers, Ticket};
 use parquet::basic::Encoding;
 use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
 use parquet::errors::{ParquetError, Result};

@@ -11,13 +11,13 @@ mod parallel;
 
 use super::ArrowWriterOptions;
 use super::engine::FileEncoder;
-use super::pool::Pool;
 use crate::ArrowRowGroupWriterFactory;
 use crate::cdc::Chunker;
 use crate::column::{ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
 use crate::hybrid::{self, SpliceSink};
 use crate::leaf::flat_leaf;
 use crate::plan::{ColumnPlan, FileRoute};
+use crate::pool::Pool;
 use crate::sink::{FileSink, RowGroupSink};
 use crate::validate::validate_batch;
 use arrow_array::RecordBatch;
