@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod lazy;
+pub mod pool;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
