@@ -21,9 +21,13 @@
 //!
 //! # What changes
 //!
-//! Only the writer. [`register`] installs two things in a
+//! Only the writer. [`register`] installs three things in a
 //! [`SessionContext`]:
 //!
+//! - the `parquet_flba.*` settings ([`FlbaOptions`]): `SET
+//!   parquet_flba.enabled = false` gives the statements planned afterwards
+//!   DataFusion's own sink; `parquet_flba.threads` encodes a sequentially
+//!   written file on several threads.
 //! - [`FlbaParquetFormatFactory`] as the format for the `parquet` extension
 //!   (`COPY TO`, `CREATE EXTERNAL TABLE ... STORED AS PARQUET`). It wraps
 //!   DataFusion's `ParquetFormat`: schema inference, statistics and reading
@@ -39,10 +43,15 @@
 //! [`parquet_flba::ArrowWriter`] and its column-level API in place of
 //! `parquet`'s. Every leaf that is not FIXED_LEN_BYTE_ARRAY (and every case
 //! parquet-flba leaves to `parquet`) is written by `parquet`'s own column
-//! writer, unchanged.
+//! writer, unchanged. A write that fails leaves no file (see
+//! [`FlbaParquetSink`]).
+//!
+//! `SessionContext::write_parquet(plan, ...)` calls `parquet`'s writer
+//! directly and is not reached; use [`plan_to_parquet`].
 //!
 //! To configure a `SessionState` from scratch use [`configure`], or add the
-//! two pieces yourself with `SessionStateBuilder::with_file_formats` and
+//! pieces yourself with `SessionConfig::with_option_extension`,
+//! `SessionStateBuilder::with_file_formats` and
 //! `SessionStateBuilder::with_physical_optimizer_rule`.
 
 #![warn(missing_docs)]
