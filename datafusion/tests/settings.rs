@@ -45,8 +45,12 @@ async fn register_keeps_the_session_id_and_settings() {
     let ctx = context(false, 1, &[]).unwrap();
     set(&ctx, "SET datafusion.execution.batch_size = 1234").await;
     let id = ctx.session_id();
+    assert_eq!(ctx.state().session_id(), id);
     parquet_flba_datafusion::register(&ctx).unwrap();
+    // The context's own copy, its state's (which main lost) and the tasks'.
     assert_eq!(ctx.session_id(), id);
+    assert_eq!(ctx.state().session_id(), id);
+    assert_eq!(ctx.task_ctx().session_id(), id);
     let options = ctx.copied_config().options().clone();
     assert_eq!(options.execution.batch_size.to_string(), "1234");
     assert!(FlbaOptions::from_config(&options).enabled);
