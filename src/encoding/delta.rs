@@ -190,7 +190,7 @@ impl<T: DeltaInt> DeltaBinaryPacked<T> {
             return;
         }
         // The folds over the deltas are 64-bit min/max reductions.
-        super::with_avx2(|| self.pack_block());
+        crate::cpu::with_avx2(|| self.pack_block());
     }
 
     /// Packs the open block's deltas into `blocks`.

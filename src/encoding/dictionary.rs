@@ -5,8 +5,8 @@
 //! open-addressing table of `u32` entry numbers. Nothing is allocated per
 //! entry: the value store and the table grow geometrically.
 
-use super::prefetch;
 use super::rle::{RleEncoder, max_buffer_size, num_required_bits};
+use crate::cpu::prefetch;
 
 /// A dictionary of `width`-byte values with the indices of the current page.
 #[derive(Debug)]
