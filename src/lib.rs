@@ -40,6 +40,7 @@ mod cdc;
 mod chunk;
 mod column;
 mod compat;
+mod cpu;
 mod encoding;
 mod factory;
 mod hybrid;

@@ -2,7 +2,7 @@
 //! page first, to `SerializedRowGroupWriter::append_column`.
 
 use super::{Blocks, PageSink, Stored};
-use crate::encoding::prefetch;
+use crate::cpu::prefetch;
 use bytes::Bytes;
 use parquet::arrow::arrow_writer::PageStore;
 use parquet::column::writer::ColumnCloseResult;

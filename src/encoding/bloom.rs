@@ -11,7 +11,7 @@
 //! untouched filter folds to a single empty block, as an untouched full-size
 //! filter does.
 
-use super::prefetch;
+use crate::cpu::prefetch;
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::BloomFilterProperties;

@@ -9,7 +9,7 @@
 //! budget is written in smaller windows instead. Pages are only cut between
 //! mini-batches, so the same cuts give the same pages.
 
-use super::view::LevelView;
+use super::view::{LevelView, Span};
 use crate::cdc::Chunker;
 use crate::page::PageBuilder;
 use crate::values::NativeValues;
@@ -19,14 +19,6 @@ use arrow_schema::DataType;
 use parquet::basic::Type as PhysicalType;
 use parquet::errors::Result;
 use std::ops::Range;
-
-/// Some levels of a write, as one `parquet` write call: the level range and
-/// the index (among all the write's values) of its first value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Span {
-    pub(super) levels: Range<usize>,
-    pub(super) first_value: usize,
-}
 
 /// How a batch too large for the byte budget is cut into windows.
 #[derive(Debug, Clone, Copy)]

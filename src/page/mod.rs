@@ -14,10 +14,13 @@
 //! * [`level_encoding`]: a page's levels and level histograms.
 //! * [`metrics`]: page counters and chunk totals; [`index`]: page indexes.
 //! * [`cut`]: cutting a data page, the dictionary page, closing the chunk.
-//! * [`output`]: compression, headers ([`header`]) and storing pages.
+//! * [`data_page`]: what a data page header says, its stored size.
+//! * [`output`]: compression (on the pool's threads: `output::in_flight`),
+//!   headers ([`header`]) and storing pages.
 //! * [`statistics`]: page header and chunk statistics, truncation.
 
 pub(crate) mod cut;
+pub(crate) mod data_page;
 pub(crate) mod header;
 pub(crate) mod index;
 pub(crate) mod level_encoding;
