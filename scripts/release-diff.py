@@ -86,13 +86,14 @@ def mirrored(roots: list) -> list:
     return sorted(out)
 
 
-TEST_START = re.compile(r"^#\[cfg\(test\)\]\s*$")
+# `#[cfg(test)]` or `#[cfg(all(..., test, ...))]`: compiled for tests only.
+TEST_START = re.compile(r"^#\[cfg\((test|all\(.*\btest\b.*\))\)\]\s*$")
 MOD_LINE = re.compile(r"^(pub(\([^)]*\))? )?mod \w+ \{\s*$")
 
 
 def strip_tests(lines: list) -> list:
-    """Drops top-level `#[cfg(test)] mod x { ... }` blocks (rustfmt layout:
-    the block closes with the first `}` in column 0)."""
+    """Drops top-level test-only modules (`#[cfg(test)] mod x { ... }`;
+    rustfmt layout: the block closes with the first `}` in column 0)."""
     out, i = [], 0
     while i < len(lines):
         if TEST_START.match(lines[i]):
