@@ -23,6 +23,7 @@ pub(crate) use check::LeafShape;
 
 use crate::cdc::Chunker;
 use crate::chunk::{FlbaChunk, PageSink};
+use crate::compat::PageStore;
 use crate::levels::LeafLevels;
 use crate::page::PageBuilder;
 use crate::values::{FlbaKind, NativeValues};
@@ -31,7 +32,6 @@ use arrow_array::ArrayRef;
 use arrow_schema::FieldRef;
 use batches::Span;
 use distinct::DistinctValues;
-use parquet::arrow::arrow_writer::PageStore;
 use parquet::errors::Result;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnDescPtr;

@@ -7,7 +7,7 @@
 //! its values are never copied. Other pages are assembled from their parts.
 
 use super::header::{PageKind, write_page_header};
-use super::metrics::{PageCounters, WrittenPage};
+use super::metrics::{PageCounters, WrittenPage, held};
 use super::settings::ColumnSettings;
 use super::statistics::HeaderMinMax;
 use crate::chunk::{BlockHint, PageSink};
@@ -304,6 +304,7 @@ impl PageOutput {
                 WrittenPage {
                     offset,
                     len,
+                    header: self.header.len(),
                     uncompressed: self.header.len() + uncompressed,
                 }
             }
@@ -333,6 +334,7 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: total,
+            header: self.header.len(),
             uncompressed: total,
         })
     }
@@ -353,8 +355,9 @@ impl PageOutput {
     }
 
     /// The bytes the pages out on helper threads will take once stored
-    /// (headers included), waiting for them if need be; they count in the
-    /// chunk's size estimate as if they were stored.
+    /// (headers included, but for the dictionary-encoded pages parquet 58
+    /// holds back: see `ChunkTotals::held_headers`), waiting for them if need be; they count in the chunk's size estimate
+    /// as if they were stored.
     pub(crate) fn pending_bytes(&self, s: &ColumnSettings) -> u64 {
         let Some(h) = &self.helpers else {
             return 0;
@@ -373,6 +376,7 @@ impl PageOutput {
                         stored_size(s, page.uncompressed, page.levels.len(), output.len());
                     let sizes = (page.uncompressed, size, compressed);
                     match header_into(&mut header, s, &page.head, page.levels.len(), sizes) {
+                        Ok(()) if held(page.head.encoding) => size as u64,
                         Ok(()) => (header.len() + size) as u64,
                         Err(_) => 0,
                     }
@@ -405,6 +409,7 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: header.len() + compressed_size,
+            header: header.len(),
             uncompressed: header.len() + uncompressed,
         })
     }
@@ -609,6 +614,7 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: self.header.len() + body.len(),
+            header: self.header.len(),
             uncompressed: self.header.len() + raw.len(),
         })
     }
