@@ -23,6 +23,7 @@ pub(crate) use check::LeafShape;
 
 use crate::cdc::Chunker;
 use crate::chunk::{FlbaChunk, PageSink};
+use crate::compat::PageStore;
 use crate::levels::LeafLevels;
 use crate::page::PageBuilder;
 use crate::pool::PageHelpers;
@@ -30,7 +31,6 @@ use crate::values::{FlbaKind, NativeValues};
 use arrow_array::ArrayRef;
 use arrow_schema::FieldRef;
 use distinct::DistinctValues;
-use parquet::arrow::arrow_writer::PageStore;
 use parquet::errors::Result;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnDescPtr;

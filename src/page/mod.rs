@@ -133,7 +133,7 @@ impl PageBuilder {
 
     /// `parquet`'s `get_estimated_total_bytes` for this column.
     pub(crate) fn estimated_total_bytes(&self) -> u64 {
-        self.totals.bytes_written
+        self.totals.bytes_written - self.totals.held_headers
             + self.output.pending_bytes(&self.s)
             + self.encoder.estimated_data_page_size() as u64
             + self.encoder.estimated_dict_page_size().unwrap_or(0) as u64

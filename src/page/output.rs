@@ -182,6 +182,7 @@ impl PageOutput {
                 WrittenPage {
                     offset,
                     len,
+                    header: self.header.len(),
                     uncompressed: self.header.len() + uncompressed,
                 }
             }
@@ -211,6 +212,7 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: total,
+            header: self.header.len(),
             uncompressed: total,
         })
     }
@@ -251,6 +253,7 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: header.len() + compressed_size,
+            header: header.len(),
             uncompressed: header.len() + uncompressed,
         })
     }
@@ -340,6 +343,7 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: self.header.len() + body.len(),
+            header: self.header.len(),
             uncompressed: self.header.len() + raw.len(),
         })
     }

@@ -129,7 +129,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 let file = SerializedFileWriter::new(out, root, Arc::new(props))?;
                 let mut factory = ArrowRowGroupWriterFactory::with_plan(&file, schema, plan);
                 if let Some(f) = stores {
-                    factory = factory.with_page_store_factory(f);
+                    factory = factory.with_page_stores(f);
                 }
                 (Sink::File(FileSink(file)), factory)
             }

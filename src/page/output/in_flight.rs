@@ -6,6 +6,7 @@
 use super::PageOutput;
 use crate::encoding::PageBytes;
 use crate::page::data_page::{DataPageHead, PageTag, header_into, stored_size};
+use crate::page::metrics::held;
 use crate::page::settings::ColumnSettings;
 use crate::pool::{PageHelpers, Ticket};
 use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
@@ -75,8 +76,10 @@ impl std::fmt::Debug for Helped {
 
 impl PageOutput {
     /// The bytes the pages out on helper threads will take once stored
-    /// (headers included), waiting for them if need be; they count in the
-    /// chunk's size estimate as if they were stored.
+    /// (headers included, but for the dictionary-encoded pages parquet 58
+    /// holds back: see `ChunkTotals::held_headers`), waiting for them if
+    /// need be; they count in the chunk's size estimate as if they were
+    /// stored.
     pub(crate) fn pending_bytes(&self, s: &ColumnSettings) -> u64 {
         let Some(h) = &self.helpers else {
             return 0;
@@ -95,6 +98,7 @@ impl PageOutput {
                         stored_size(s, page.uncompressed, page.levels.len(), output.len());
                     let sizes = (page.uncompressed, size, compressed);
                     match header_into(&mut header, s, &page.head, page.levels.len(), sizes) {
+                        Ok(()) if held(page.head.encoding) => size as u64,
                         Ok(()) => (header.len() + size) as u64,
                         Err(_) => 0,
                     }
