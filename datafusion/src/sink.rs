@@ -100,6 +100,12 @@ impl FlbaParquetSink {
         &self.parquet_options
     }
 
+    /// The sorting columns written to every row group's metadata (see
+    /// [`Self::with_sorting_columns`]).
+    pub fn sorting_columns(&self) -> Option<&[SortingColumn]> {
+        self.sorting_columns.as_deref()
+    }
+
     /// Metadata of the files written so far, by path (with hive-style
     /// partition directories), as `ParquetSink::written`.
     pub fn written(&self) -> HashMap<Path, ParquetMetaData> {
