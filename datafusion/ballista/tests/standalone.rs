@@ -11,9 +11,11 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use ballista::prelude::SessionContextExt;
 use datafusion::arrow::array::{Decimal128Array, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::config::{ConfigField, TableParquetOptions};
+use datafusion::execution::SessionStateBuilder;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
@@ -389,6 +391,64 @@ async fn errors_reach_the_client() {
         let (stock, flba) = both(&pair, "after-error", sql, 600).await;
         assert_same_files("after an error", &stock, &flba);
     }
+}
+
+/// A client session on which `parquet_flba_datafusion` wrapped the parquet
+/// format cannot send a `COPY` or a parquet `ListingTable` to Ballista
+/// (DataFusion's protobuf encoders know only DataFusion's own parquet
+/// format, and Ballista's codec sends an unknown format as Arrow);
+/// `prepare` puts DataFusion's format back, and the same session then
+/// writes through parquet-flba on the cluster.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepare_makes_a_registered_session_serializable() {
+    let data = common::batches(1, 300);
+    let input = common::scratch("serializable-input").join("t.arrow");
+    write_ipc(&input, &data);
+    let registered = || {
+        let builder = SessionStateBuilder::new()
+            .with_config(support::config())
+            .with_default_features();
+        parquet_flba_ballista::parquet_flba_datafusion::configure(builder).build()
+    };
+    let dir = common::scratch("serializable");
+    let copy = format!(
+        "COPY (SELECT * FROM t) TO '{}/out.parquet' STORED AS PARQUET",
+        dir.display()
+    );
+    let insert = "INSERT INTO t_out SELECT * FROM t";
+    let create = format!(
+        "CREATE EXTERNAL TABLE t_out STORED AS PARQUET LOCATION '{}/'",
+        dir.display()
+    );
+
+    let unprepared = SessionContext::standalone_with_state(registered())
+        .await
+        .unwrap();
+    register(&unprepared, "t", &input).await;
+    let e = run(&unprepared, &copy)
+        .await
+        .err()
+        .expect("COPY should fail");
+    // Ballista's logical codec sends the wrapped format as an Arrow format
+    // (its Arrow entry accepts any factory); the scheduler's Arrow sink then
+    // has no protobuf form.
+    assert!(e.to_string().contains("Unsupported plan node"), "{e}");
+
+    let prepared =
+        SessionContext::standalone_with_state(parquet_flba_ballista::prepare(registered()))
+            .await
+            .unwrap();
+    register(&prepared, "t", &input).await;
+    assert_sink(&run(&prepared, &copy).await.unwrap(), true, 300);
+    for ctx in [&unprepared, &prepared] {
+        ctx.sql(&create).await.unwrap().collect().await.unwrap();
+    }
+    let e = run(&unprepared, insert)
+        .await
+        .err()
+        .expect("INSERT should fail");
+    assert!(e.to_string().contains("unknown file format"), "{e}");
+    assert_sink(&run(&prepared, insert).await.unwrap(), true, 300);
 }
 
 /// Ten rows of `Decimal128(9, 2)` (INT32 in parquet), the sixth too large
