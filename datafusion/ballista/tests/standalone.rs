@@ -451,6 +451,50 @@ async fn prepare_makes_a_registered_session_serializable() {
     assert_sink(&run(&prepared, insert).await.unwrap(), true, 300);
 }
 
+/// An executor without the codec (stock Ballista's) under a parquet-flba
+/// scheduler cannot decode the write: the job fails, and no file is written
+/// with another sink.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_executor_without_the_codec_fails_the_job() {
+    use ballista_core::serde::BallistaCodec;
+    use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
+
+    let data = common::batches(1, 300);
+    let input = common::scratch("stock-executor-input").join("t.arrow");
+    write_ipc(&input, &data);
+    let (state, _) = support::state(true);
+    let address = ballista_scheduler::standalone::new_standalone_scheduler_from_state(&state)
+        .await
+        .unwrap();
+    let url = format!("http://localhost:{}", address.port());
+    let scheduler = loop {
+        match SchedulerGrpcClient::connect(url.clone()).await {
+            Ok(client) => break client,
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+        }
+    };
+    ballista_executor::new_standalone_executor(scheduler, 2, BallistaCodec::default())
+        .await
+        .unwrap();
+    let client = SessionStateBuilder::new()
+        .with_config(support::config())
+        .with_default_features()
+        .build();
+    let ctx =
+        SessionContext::remote_with_state(&format!("df://localhost:{}", address.port()), client)
+            .await
+            .unwrap();
+    register(&ctx, "t", &input).await;
+    let dir = common::scratch("stock-executor");
+    let sql = format!(
+        "COPY t TO '{}/out.parquet' STORED AS PARQUET",
+        dir.display()
+    );
+    let e = run(&ctx, &sql).await.err().expect("the job should fail");
+    assert!(e.to_string().contains("Could not deserialize"), "{e}");
+    assert!(!dir.join("out.parquet").exists());
+}
+
 /// Ten rows of `Decimal128(9, 2)` (INT32 in parquet), the sixth too large
 /// for 32 bits.
 fn unfit_decimals() -> RecordBatch {
