@@ -29,7 +29,7 @@ pub fn prepare(state: SessionState) -> SessionState {
 ///   appended to the physical optimizer rules: the session that plans a
 ///   write (Ballista's scheduler) writes through `FlbaParquetSink`, with
 ///   Ballista's adaptive planner (which swaps the session's rules for its
-///   own; the planner is kept) or without it (and `EXPLAIN` shows it);
+///   own, keeping the planner) or its static one;
 /// - the session config's Ballista physical extension codec becomes
 ///   [`FlbaCodec`] over the codec set there (Ballista's by default), which
 ///   an in-process scheduler and executor take from the config;
@@ -87,4 +87,24 @@ pub(crate) fn with_our_codec(
 
 fn is_our_rule(rule: &Arc<dyn PhysicalOptimizerRule + Send + Sync>) -> bool {
     rule.name() == FlbaParquetSinkRule::new().name()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `prepare` twice is `prepare` once: one rule, the planner and the
+    /// codec not wrapped in themselves.
+    #[test]
+    fn prepare_is_idempotent() {
+        let state = SessionStateBuilder::new().with_default_features().build();
+        let state = prepare(prepare(state));
+        let rules = state.physical_optimizers().iter().filter(|r| is_our_rule(r));
+        assert_eq!(rules.count(), 1);
+        let planner = state.query_planner().as_ref() as &dyn Any;
+        assert!(planner.is::<FlbaQueryPlanner>());
+        let codec = state.config().ballista_physical_extension_codec();
+        let codec = (codec.as_ref() as &dyn Any).downcast_ref::<FlbaCodec>().unwrap();
+        assert!(!(codec.inner().as_ref() as &dyn Any).is::<FlbaCodec>());
+    }
 }

@@ -20,7 +20,11 @@ use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use std::sync::Arc;
-use support::{Cluster, assert_sink, register, run, run_df, standalone, write_ipc, write_parquet};
+use ballista::prelude::SessionConfigExt;
+use datafusion::prelude::SessionConfig;
+use support::{
+    Cluster, assert_sink, register, run, run_df, standalone_with, write_ipc, write_parquet,
+};
 
 /// A stock cluster and a parquet-flba one, both with table `t` over the
 /// same Arrow IPC file (one partition).
@@ -31,11 +35,15 @@ struct Pair {
 }
 
 async fn pair(data: &[RecordBatch]) -> Pair {
+    pair_with(data, support::config()).await
+}
+
+async fn pair_with(data: &[RecordBatch], config: SessionConfig) -> Pair {
     let input = common::scratch("input").join("t.arrow");
     write_ipc(&input, data);
     let pair = Pair {
-        stock: standalone(false).await,
-        flba: standalone(true).await,
+        stock: standalone_with(false, config.clone()).await,
+        flba: standalone_with(true, config).await,
         input,
     };
     register(&pair.stock.ctx, "t", &pair.input).await;
@@ -141,6 +149,18 @@ async fn copy_to_file_directory_partitioned() {
         assert_eq!(assert_same_files(name, &stock, &flba), files, "{name}");
         assert_eq!(rows_read_back(&flba.join(output)).await, 2400, "{name}");
     }
+}
+
+/// With Ballista's adaptive planner off (its static planner runs the
+/// session's physical optimizer rules), the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn static_planner() {
+    let data = common::batches(3, 500);
+    let config = support::config().with_ballista_adaptive_query_planner(false);
+    let pair = pair_with(&data, config).await;
+    let sql = "COPY (SELECT * FROM t) TO '{dir}/' STORED AS PARQUET PARTITIONED BY (region)";
+    let (stock, flba) = both(&pair, "static", sql, 1500).await;
+    assert_eq!(assert_same_files("static", &stock, &flba), 3);
 }
 
 /// Ballista 55 drops `COPY ... OPTIONS (...)` on the way to the scheduler

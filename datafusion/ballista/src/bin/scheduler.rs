@@ -53,8 +53,16 @@ fn run() -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
         println!("parquet-flba scheduler (Ballista {BALLISTA_VERSION}) listening on {address}",);
-        start_server(cluster, address, Arc::new(config))
-            .await
-            .map_err(|e| e.to_string())
+        // Ctrl-C stops it (as Ballista's executor stops), also where the
+        // shell that started it ignores SIGINT for background jobs.
+        tokio::select! {
+            served = start_server(cluster, address, Arc::new(config)) => {
+                served.map_err(|e| e.to_string())
+            }
+            signal = tokio::signal::ctrl_c() => {
+                println!("parquet-flba scheduler: stopped");
+                signal.map_err(|e| e.to_string())
+            }
+        }
     })
 }

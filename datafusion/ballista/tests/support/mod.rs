@@ -45,8 +45,13 @@ pub fn config() -> SessionConfig {
 /// A Ballista session over [`config`]; with `flba`, prepared by
 /// `parquet_flba_ballista::prepare`, its codec counting what it decodes.
 pub fn state(flba: bool) -> (SessionState, Option<Arc<AtomicUsize>>) {
+    state_with(flba, config())
+}
+
+/// As [`state`], over `config`.
+pub fn state_with(flba: bool, config: SessionConfig) -> (SessionState, Option<Arc<AtomicUsize>>) {
     let state = SessionStateBuilder::new()
-        .with_config(config())
+        .with_config(config)
         .with_default_features()
         .build();
     if !flba {
@@ -71,7 +76,12 @@ pub fn state(flba: bool) -> (SessionState, Option<Arc<AtomicUsize>>) {
 /// An in-process cluster (`SessionContext::standalone_with_state`): stock
 /// Ballista, or with parquet-flba.
 pub async fn standalone(flba: bool) -> Cluster {
-    let (state, decoded) = state(flba);
+    standalone_with(flba, config()).await
+}
+
+/// As [`standalone`], over `config`.
+pub async fn standalone_with(flba: bool, config: SessionConfig) -> Cluster {
+    let (state, decoded) = state_with(flba, config);
     let ctx = SessionContext::standalone_with_state(state).await.unwrap();
     Cluster { ctx, decoded }
 }
