@@ -122,6 +122,12 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         self.encoder.reserved_memory()
     }
 
+    /// Which writer encodes each leaf column, and why; see
+    /// [`ArrowWriter::column_plan`].
+    pub fn column_plan(&self) -> &crate::ColumnPlan {
+        self.encoder.column_plan()
+    }
+
     /// Metadata of the row groups flushed so far.
     pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
         self.encoder.flushed_row_groups()

@@ -40,6 +40,7 @@ mod cdc;
 mod chunk;
 mod column;
 mod compat;
+mod cpu;
 mod encoding;
 mod factory;
 mod hybrid;
@@ -48,8 +49,10 @@ mod levels;
 mod memory;
 mod page;
 mod plan;
+mod pool;
 mod schema;
 mod sink;
+#[cfg(not(feature = "parquet-58"))]
 mod spill;
 mod validate;
 mod values;
@@ -59,11 +62,15 @@ pub use chunk::{DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_li
 pub use column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, compute_leaves};
 pub use factory::ArrowRowGroupWriterFactory;
 pub use memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener};
+/// `parquet`'s page store API (parquet 59 and later; not with the
+/// `parquet-58` feature).
+#[cfg(not(feature = "parquet-58"))]
 pub use parquet::arrow::arrow_writer::{
     InMemoryPageStore, InMemoryPageStoreFactory, PageKey, PageStore, PageStoreArgs,
     PageStoreFactory,
 };
 pub use plan::{ColumnPlan, DelegateReason, LeafKind, LeafPath, LeafPlan};
+#[cfg(not(feature = "parquet-58"))]
 pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions};
 

@@ -9,7 +9,6 @@
 
 mod engine;
 mod options;
-pub(crate) mod pool;
 mod row_groups;
 
 pub use options::ArrowWriterOptions;

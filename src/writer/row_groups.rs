@@ -7,29 +7,31 @@
 //! per-column work of each step runs on a [`Pool`] ([`parallel`]); the
 //! steps, their order and what each column writer is given are the same.
 
+mod file_encoder;
+mod limits;
 mod parallel;
 
 use super::ArrowWriterOptions;
 use super::engine::FileEncoder;
-use super::pool::Pool;
 use crate::ArrowRowGroupWriterFactory;
 use crate::cdc::Chunker;
 use crate::column::{ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
 use crate::hybrid::{self, SpliceSink};
 use crate::leaf::flat_leaf;
 use crate::plan::{ColumnPlan, FileRoute};
+use crate::pool::Pool;
 use crate::sink::{FileSink, RowGroupSink};
 use crate::validate::validate_batch;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use limits::Step;
 use parquet::arrow::arrow_writer as upstream;
 use parquet::errors::{ParquetError, Result};
-use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescriptor;
 use std::io::Write;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The default of `ArrowWriter::with_min_parallel_work`, in nanoseconds:
 /// below about this much work, handing a write's columns to the workers
@@ -64,14 +66,6 @@ struct RowGroup {
     /// The column writers, with their leaf indices.
     writers: Vec<(usize, ArrowColumnWriter)>,
     rows: usize,
-}
-
-/// What to do with the rest of a batch.
-enum Step {
-    /// The row group is full: flush it first.
-    Flush,
-    /// Write this many rows into the row group (all that are left if None).
-    Write(Option<usize>),
 }
 
 /// Encodes row groups column by column into a [`RowGroupSink`].
@@ -135,7 +129,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 let file = SerializedFileWriter::new(out, root, Arc::new(props))?;
                 let mut factory = ArrowRowGroupWriterFactory::with_plan(&file, schema, plan);
                 if let Some(f) = stores {
-                    factory = factory.with_page_store_factory(f);
+                    factory = factory.with_page_stores(f);
                 }
                 (Sink::File(FileSink(file)), factory)
             }
@@ -199,33 +193,6 @@ impl<W: Write + Send> RowGroupWriter<W> {
             }
         }
         Ok(())
-    }
-
-    /// Where the next part of a batch of `left` rows ends, by the row and
-    /// byte limits; `buffered` rows are in the row group already.
-    fn next_step(&self, buffered: usize, left: usize) -> Step {
-        let by_rows = self
-            .max_rows
-            .filter(|&max| buffered + left > max)
-            .map(|max| max - buffered);
-        if by_rows.is_some() && !crate::compat::ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS {
-            // parquet 59 splits by the row limit alone first; the byte limit
-            // then splits the first piece on its own (D18).
-            return Step::Write(by_rows);
-        }
-        let Some(max_bytes) = self.max_bytes.filter(|_| buffered > 0) else {
-            return Step::Write(by_rows);
-        };
-        let current = self.estimated_bytes();
-        if current >= max_bytes {
-            return Step::Flush;
-        }
-        let per_row = current / buffered;
-        match (max_bytes - current).checked_div(per_row) {
-            Some(0) => Step::Flush,
-            Some(fit) if fit < by_rows.unwrap_or(left) => Step::Write(Some(fit)),
-            _ => Step::Write(by_rows),
-        }
     }
 
     /// Writes a validated batch into row groups, split where the row and
@@ -355,25 +322,6 @@ impl<W: Write + Send> RowGroupWriter<W> {
         Ok(0)
     }
 
-    /// Whether the row group has reached a limit.
-    fn is_full(&self, rows: usize) -> bool {
-        self.max_rows.is_some_and(|max| rows >= max)
-            || self
-                .max_bytes
-                .is_some_and(|max| self.estimated_bytes() >= max)
-    }
-
-    /// Estimated encoded bytes of the row group, over every column.
-    fn estimated_bytes(&self) -> usize {
-        let own = self.in_progress.as_ref().map_or(0, |rg| {
-            rg.writers
-                .iter()
-                .map(|(_, w)| w.get_estimated_total_bytes())
-                .sum()
-        });
-        own + self.sink.get().estimated_bytes()
-    }
-
     /// The writer and factory, to go on at the column level.
     pub(super) fn into_serialized_writer(
         mut self,
@@ -397,128 +345,4 @@ impl<W: Write + Send> RowGroupWriter<W> {
 
 fn no_row_group() -> ParquetError {
     ParquetError::General("no row group in progress".into())
-}
-
-impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
-    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
-        self.check_usable()?;
-        self.validate(batch)?;
-        self.write_pieces(batch)
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        self.check_usable()?;
-        let Some(row_group) = self.in_progress.take() else {
-            return Ok(());
-        };
-        if row_group.rows == 0 {
-            // Writers created for a batch that then failed validation.
-            return Ok(());
-        }
-        // Each chunk is spliced into the file as soon as it is closed.
-        let sink = self.sink.get_mut();
-        let appended = match &mut self.pool {
-            Some(pool) => {
-                sink.append_row_group(&mut parallel::close(pool, &self.factory, row_group.writers))
-            }
-            None => sink.append_row_group(
-                &mut row_group
-                    .writers
-                    .into_iter()
-                    .map(|(leaf, w)| Ok((leaf, w.close()?))),
-            ),
-        };
-        self.poison(appended)
-    }
-
-    fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
-        self.sink.get().flushed_row_groups()
-    }
-
-    fn memory_size(&self) -> usize {
-        let own = self.in_progress.as_ref().map_or(0, |rg| {
-            rg.writers.iter().map(|(_, w)| w.memory_size()).sum()
-        });
-        own + self.sink.get().memory_size()
-    }
-
-    fn in_progress_size(&self) -> usize {
-        self.estimated_bytes()
-    }
-
-    fn in_progress_rows(&self) -> usize {
-        self.in_progress.as_ref().map_or(0, |rg| rg.rows)
-    }
-
-    fn bytes_written(&self) -> usize {
-        self.sink.get().bytes_written()
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.sink.get_mut().write_all(buf)
-    }
-
-    fn sync(&mut self) -> std::io::Result<()> {
-        self.sink.get_mut().flush()
-    }
-
-    fn append_key_value_metadata(&mut self, kv: KeyValue) {
-        self.sink.get_mut().append_key_value_metadata(kv)
-    }
-
-    fn inner(&self) -> &W {
-        self.sink.get().inner()
-    }
-
-    fn inner_mut(&mut self) -> &mut W {
-        self.sink.get_mut().inner_mut()
-    }
-
-    fn finish(&mut self) -> Result<ParquetMetaData> {
-        FileEncoder::flush(self)?;
-        self.sink.get_mut().finish()
-    }
-
-    fn column_plan(&self) -> &ColumnPlan {
-        self.factory.column_plan()
-    }
-
-    fn set_threads(&mut self, threads: usize) {
-        self.pool = (threads > 1).then(|| Pool::new(threads));
-        // Compressed fast leaves compress their pages on the pool too (the
-        // writers of a row group already open keep compressing their own).
-        let helpers = match &mut self.pool {
-            Some(pool) if self.factory.compresses_fast_leaves() => Some(pool.page_helpers()),
-            _ => None,
-        };
-        self.factory.set_page_helpers(helpers);
-        self.costs = match self.pool {
-            Some(_) => {
-                let leaves = self.factory.column_plan().leaves();
-                leaves.iter().map(|l| l.cost_hint()).collect()
-            }
-            None => Vec::new(),
-        };
-    }
-
-    fn set_min_parallel_work(&mut self, work: Duration) {
-        self.min_parallel = u64::try_from(work.as_nanos()).unwrap_or(u64::MAX);
-    }
-
-    fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
-        f.field("sink", self.sink.get())
-            .field("threads", &self.threads())
-            .field("writes_on_threads", &self.steps)
-            .field(
-                "pages_compressed_on_threads",
-                &self.pool.as_ref().map_or((0, 0), Pool::page_counts),
-            )
-            .field("in_progress_rows", &self.in_progress_rows())
-            .field("arrow_schema", &self.arrow_schema)
-            .field("max_row_group_row_count", &self.max_rows)
-            .field("max_row_group_bytes", &self.max_bytes);
-    }
 }

@@ -1,0 +1,135 @@
+//! The pool's own tests: task order, panics, early drops, page jobs.
+
+use super::*;
+
+fn tasks(n: usize) -> Vec<(u64, Task<usize>)> {
+    (0..n)
+        .map(|i| {
+            let task = Box::new(move || {
+                std::thread::sleep(std::time::Duration::from_millis((n - i) as u64));
+                i * 10
+            }) as Task<usize>;
+            // Weights out of task order.
+            ((i as u64 * 7) % 5, task)
+        })
+        .collect()
+}
+
+#[test]
+fn results_come_back_in_task_order() {
+    for threads in [1, 2, 3, 8] {
+        let mut pool = Pool::new(threads);
+        for n in [0, 1, 2, 5] {
+            let (out, local) = pool.run(tasks(n), || 7);
+            assert_eq!(local, Ok(7));
+            let out: Vec<usize> = out.into_iter().map(Result::unwrap).collect();
+            assert_eq!(out, (0..n).map(|i| i * 10).collect::<Vec<_>>());
+        }
+        assert!(pool.workers.len() < threads.max(2));
+    }
+}
+
+#[test]
+fn a_panic_becomes_its_message() {
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut pool = Pool::new(2);
+    let panicking: Vec<(u64, Task<u8>)> = vec![
+        (1, Box::new(|| 1)),
+        (3, Box::new(|| panic!("boom {}", 2))),
+        (2, Box::new(|| std::panic::panic_any(3_u32))),
+    ];
+    let (out, local) = pool.run(panicking, || panic!("local"));
+    std::panic::set_hook(quiet);
+    assert_eq!(local, Err("local".to_string()));
+    assert_eq!(out[0], Ok(1));
+    assert_eq!(out[1], Err("boom 2".to_string()));
+    assert_eq!(out[2], Err("a panic without a message".to_string()));
+    // The pool still works.
+    let (out, local) = pool.run(vec![(0, Box::new(|| 4)), (9, Box::new(|| 5))], || ());
+    assert_eq!(out, vec![Ok(4), Ok(5)]);
+    assert_eq!(local, Ok(()));
+}
+
+#[test]
+fn results_in_order_as_they_come_and_an_early_drop_runs_the_rest() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    for threads in [1, 2, 4] {
+        let mut pool = Pool::new(threads);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counted = |n: usize| -> Vec<(u64, Task<usize>)> {
+            (0..n)
+                .map(|i| {
+                    let ran = Arc::clone(&ran);
+                    let task = Box::new(move || {
+                        ran.fetch_add(1, SeqCst);
+                        i
+                    }) as Task<usize>;
+                    (i as u64 % 3, task)
+                })
+                .collect()
+        };
+        let mut results = pool.submit(counted(6), Take::InOrder);
+        assert_eq!(results.size_hint(), (6, Some(6)));
+        assert_eq!(results.next(), Some(Ok(0)));
+        assert_eq!(results.next(), Some(Ok(1)));
+        drop(results);
+        if threads > 1 {
+            // Queued tasks all ran before the drop returned.
+            assert_eq!(ran.load(SeqCst), 6, "threads={threads}");
+        }
+        // Nothing stale is left for the next call.
+        let out: Vec<_> = pool.submit(counted(5), Take::Lightest).collect();
+        assert_eq!(out, (0..5).map(Ok).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn page_jobs_come_back_and_a_waiter_helps() {
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for threads in [1, 2, 4] {
+        let mut pool = Pool::new(threads);
+        let helpers = pool.page_helpers();
+        assert_eq!(helpers.in_flight(), (2 * threads - 1).min(8));
+        let tickets: Vec<Ticket<usize>> = (0..50)
+            .map(|i| {
+                helpers.spawn(move || {
+                    if i == 7 {
+                        panic!("page {i}");
+                    }
+                    i * 3
+                })
+            })
+            .collect();
+        // A column task queued behind the pages still runs.
+        let (out, _) = pool.run(vec![(1, Box::new(|| 5_usize) as Task<usize>)], || ());
+        assert_eq!(out, vec![Ok(5)]);
+        for (i, ticket) in tickets.into_iter().enumerate().rev() {
+            match i {
+                7 => assert_eq!(ticket.wait(), Err("page 7".to_string())),
+                _ => assert_eq!(ticket.wait(), Ok(i * 3)),
+            }
+        }
+        let (sent, on_workers) = pool.page_counts();
+        assert_eq!(sent, 50);
+        if threads == 1 {
+            // No worker: the waiting thread ran every page.
+            assert_eq!(on_workers, 0);
+        }
+    }
+    std::panic::set_hook(quiet);
+}
+
+#[test]
+fn a_page_job_dropped_unrun_reports_it() {
+    let pool = Pool::new(1);
+    let queue = Arc::clone(&pool.queue);
+    let helpers = PageHelpers::new(Arc::clone(&queue), 1, Arc::default());
+    let ticket = helpers.spawn(|| 1);
+    // The job is dropped without running (as if its queue went away).
+    drop(queue.lock().remove(0));
+    queue.counted(&queue.lock());
+    assert!(ticket.wait().is_err());
+    drop(pool);
+}
