@@ -99,12 +99,17 @@ mod tests {
     fn prepare_is_idempotent() {
         let state = SessionStateBuilder::new().with_default_features().build();
         let state = prepare(prepare(state));
-        let rules = state.physical_optimizers().iter().filter(|r| is_our_rule(r));
+        let rules = state
+            .physical_optimizers()
+            .iter()
+            .filter(|r| is_our_rule(r));
         assert_eq!(rules.count(), 1);
         let planner = state.query_planner().as_ref() as &dyn Any;
         assert!(planner.is::<FlbaQueryPlanner>());
         let codec = state.config().ballista_physical_extension_codec();
-        let codec = (codec.as_ref() as &dyn Any).downcast_ref::<FlbaCodec>().unwrap();
+        let codec = (codec.as_ref() as &dyn Any)
+            .downcast_ref::<FlbaCodec>()
+            .unwrap();
         assert!(!(codec.inner().as_ref() as &dyn Any).is::<FlbaCodec>());
     }
 }

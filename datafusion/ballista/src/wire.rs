@@ -7,7 +7,8 @@
 //! needs but DataFusion 55.2's conversions drop, so those travel in fields
 //! of our own: the sorting columns, `metadata::` keys without a value
 //! (DataFusion's message is a string map), the encryption options
-//! (`format.crypto.*`), and `FileSinkConfig::original_url`. The metadata
+//! (`format.crypto.*`), `FileSinkConfig::original_url`, and the sink's
+//! thread count (`parquet_flba.threads`). The metadata
 //! values themselves travel in DataFusion's message, but its decoder drops
 //! them, so ours reads that message itself (global and per-column options
 //! through DataFusion's conversions).
@@ -57,6 +58,9 @@ pub(crate) struct SinkNode {
     /// `TableParquetOptions::crypto`.
     #[prost(message, optional, tag = "6")]
     pub crypto: Option<Crypto>,
+    /// `FlbaParquetSink::threads` (0, as from an older client: 1).
+    #[prost(uint64, tag = "7")]
+    pub threads: u64,
 }
 
 /// A list of sorting columns (a message, so that "none" and "an empty
@@ -186,6 +190,7 @@ pub(crate) fn encode(
         original_url: config.original_url.clone(),
         metadata_keys_without_value: keys_without_value,
         crypto: Some(crypto_to_wire(&options.crypto)),
+        threads: sink.threads() as u64,
     })
 }
 
@@ -266,7 +271,10 @@ pub(crate) fn decode(
             })
             .collect()
     });
-    let sink = FlbaParquetSink::new(config, options).with_sorting_columns(sorting_columns);
+    let threads = usize::try_from(node.threads).unwrap_or(usize::MAX);
+    let sink = FlbaParquetSink::new(config, options)
+        .with_sorting_columns(sorting_columns)
+        .with_threads(threads);
     Ok(Arc::new(DataSinkExec::new(
         Arc::clone(input),
         Arc::new(sink),

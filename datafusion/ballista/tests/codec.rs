@@ -229,8 +229,9 @@ fn sink_of(plan: &Arc<dyn ExecutionPlan>) -> (&DataSinkExec, &FlbaParquetSink) {
 #[test]
 fn every_sink_field_round_trips() {
     let input: Arc<dyn ExecutionPlan> = Arc::new(EmptyExec::new(schema()));
-    let sink =
-        FlbaParquetSink::new(config(), options()).with_sorting_columns(Some(sorting_columns()));
+    let sink = FlbaParquetSink::new(config(), options())
+        .with_sorting_columns(Some(sorting_columns()))
+        .with_threads(3);
     let plan: Arc<dyn ExecutionPlan> = Arc::new(DataSinkExec::new(
         Arc::clone(&input),
         Arc::new(sink),
@@ -241,6 +242,7 @@ fn every_sink_field_round_trips() {
     assert_eq!(sink2.parquet_options(), &options());
     assert_eq!(sink2.parquet_options(), sink.parquet_options());
     assert_eq!(sink2.sorting_columns(), Some(sorting_columns().as_slice()));
+    assert_eq!(sink2.threads(), 3);
     assert_eq!(
         format!("{:?}", FileSink::config(sink2)),
         format!("{:?}", FileSink::config(sink)),

@@ -11,6 +11,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use ballista::prelude::SessionConfigExt;
 use ballista::prelude::SessionContextExt;
 use datafusion::arrow::array::{Decimal128Array, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
@@ -18,10 +19,9 @@ use datafusion::config::{ConfigField, TableParquetOptions};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
+use datafusion::prelude::SessionConfig;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use std::sync::Arc;
-use ballista::prelude::SessionConfigExt;
-use datafusion::prelude::SessionConfig;
 use support::{
     Cluster, assert_sink, register, run, run_df, standalone_with, write_ipc, write_parquet,
 };
