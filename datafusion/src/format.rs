@@ -63,6 +63,11 @@ impl FlbaParquetFormatFactory {
         Self { inner }
     }
 
+    /// The wrapped factory.
+    pub fn inner(&self) -> &Arc<dyn FileFormatFactory> {
+        &self.inner
+    }
+
     /// The factory to register in place of `current`: `None` if `current`
     /// already is one of ours.
     pub(crate) fn wrapping(current: Option<Arc<dyn FileFormatFactory>>) -> Option<Self> {

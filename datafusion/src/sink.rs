@@ -118,7 +118,8 @@ impl FlbaParquetSink {
         &self.parquet_options
     }
 
-    /// The sorting columns written to every row group's metadata.
+    /// The sorting columns written to every row group's metadata (see
+    /// [`Self::with_sorting_columns`]).
     pub fn sorting_columns(&self) -> Option<&[SortingColumn]> {
         self.sorting_columns.as_deref()
     }
