@@ -1,8 +1,9 @@
 //! Value MiB/s of `parquet`'s `ArrowWriter` and of this crate on the anchor
-//! shapes: the shapes that the pyarrow / polars / DuckDB anchor script
-//! (`bench_py.py`, kept outside this repository with the other anchors)
-//! times, so that the numbers can be set side by side, cell by cell, when
-//! both are run in the same window.
+//! shapes: the shapes that `scripts/anchors.py` times pyarrow, polars and
+//! DuckDB on, so that the numbers can be set side by side, cell by cell,
+//! when both are run in the same window (`scripts/anchors.py --rust FILE`
+//! merges this example's output into its table; docs/performance.md has
+//! the commands).
 //!
 //! Each cell: one warm-up, then `--reps` writes (`try_new`, `write`, `close`)
 //! of one 1,048,576-row batch into a reused in-memory buffer, timed in

@@ -1,4 +1,93 @@
-#![doc = include_str!("../README.md")]
+//! A drop-in replacement for `parquet::arrow::ArrowWriter` that writes
+//! decimal and fixed-length columns several times faster, with no per-value
+//! heap allocation, and produces byte-for-byte the same file.
+//!
+//! The columns it encodes itself: decimals of every precision
+//! (`Decimal32`/`Decimal64`/`Decimal128`/`Decimal256`, stored as INT32,
+//! INT64 or FIXED_LEN_BYTE_ARRAY as `parquet` stores them), `FixedSizeBinary`
+//! (UUIDs), `Float16` and intervals, at top level or nested. Every other
+//! column is written by `parquet`'s own column writer, untouched.
+//!
+//! # Switching
+//!
+//! Change one `use` line; nothing else about your files changes:
+//!
+//! ```rust,ignore
+//! // use parquet::arrow::ArrowWriter;
+//! use parquet_flba::ArrowWriter;
+//! ```
+//!
+//! The writer takes the selected `parquet` release's own types
+//! (`RecordBatch`, `WriterProperties`, `ParquetError`); [`parquet`],
+//! [`arrow_array`] and [`arrow_schema`] re-export them.
+//!
+//! # Example
+//!
+//! The same batch written by `parquet`'s writer and by this crate gives
+//! the same bytes; [`ArrowWriter::column_plan`] says which leaves took the
+//! fast path:
+//!
+//! ```
+//! use parquet_flba::arrow_array::{ArrayRef, Decimal128Array, Int64Array, RecordBatch};
+//! use parquet_flba::{ArrowWriter, LeafPath, parquet};
+//! use std::sync::Arc;
+//!
+//! let price = Decimal128Array::from(vec![1_i128, 2, -3])
+//!     .with_precision_and_scale(38, 2)
+//!     .unwrap();
+//! let batch = RecordBatch::try_from_iter([
+//!     ("price", Arc::new(price) as ArrayRef),
+//!     ("qty", Arc::new(Int64Array::from(vec![3, 4, 5])) as ArrayRef),
+//! ])
+//! .unwrap();
+//!
+//! let mut ours = ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+//! let plan = ours.column_plan();
+//! assert_eq!(plan.leaves()[0].path(), LeafPath::Fast); // the decimal
+//! assert_eq!(plan.leaves()[1].path(), LeafPath::Parquet); // the integer
+//! println!("{plan}");
+//! ours.write(&batch).unwrap();
+//!
+//! let mut theirs =
+//!     parquet::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+//! theirs.write(&batch).unwrap();
+//!
+//! assert_eq!(ours.into_inner().unwrap(), theirs.into_inner().unwrap());
+//! ```
+//!
+//! # The main types
+//!
+//! - [`ArrowWriter`] and [`ArrowWriterOptions`]: the writer, as `parquet`'s;
+//!   `AsyncArrowWriter` (feature `async`) for `AsyncFileWriter`s.
+//! - [`ArrowRowGroupWriterFactory`], [`ArrowColumnWriter`],
+//!   [`ArrowColumnChunk`], [`ArrowLeafColumn`], [`compute_leaves`]: the
+//!   column-level API that parallel writers use, as `parquet`'s.
+//! - [`ColumnPlan`], [`LeafPath`], [`DelegateReason`]: which path each leaf
+//!   takes, and why a leaf is left to `parquet`.
+//! - [`MemoryListener`]: memory accounting (e.g. over a query engine's
+//!   pool); `SpillPageStoreFactory` (not with `parquet-58`) keeps a row
+//!   group's pages within a memory budget and spills the rest to disk.
+//! - [`PARQUET_RELEASE`] and [`VERIFIED_PARQUET_RELEASES`]: the release a
+//!   build writes like, and the patch releases the fast path is verified
+//!   against (on any other, every leaf goes to `parquet`).
+//!
+//! # Feature flags
+//!
+//! - `parquet-60` (default), `parquet-59`, `parquet-58`: the `parquet`
+//!   release to write like (60.1, 59.3, 58.4); exactly one must be on, and
+//!   it must be the release the rest of the program uses.
+//! - `async`: `AsyncArrowWriter`, drop-in for `parquet`'s.
+//! - `encryption`: `parquet`'s modular encryption (encrypted columns are
+//!   written by `parquet`'s own column writer).
+//! - `cli` (default): the `parquet-flba` demo binary (`cargo run --release`).
+//!
+//! # More
+//!
+//! The repository's `README.md` is the front page, and its `docs/` folder
+//! (index: `docs/README.md`) has the rest: choosing the release
+//! (`docs/usage.md`), every case left to `parquet` (`docs/fast-path.md`),
+//! benchmarks and the commands behind them (`docs/performance.md`),
+//! threads, memory, DataFusion and Ballista.
 //!
 //! # How it works
 //!

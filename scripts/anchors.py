@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""pyarrow, polars and DuckDB writing the anchor shapes to Parquet, in value MiB/s.
+
+The anchor shapes are those of `cargo run --release --example anchors` (see
+`ANCHOR_SHAPES` in benches/workloads/mod.rs): the same column types,
+nullability and null densities, random values within the precision (the
+generators differ, the distributions match). For each shape, configuration
+and thread count, every tool writes the whole table `--reps` times after one
+warm-up write, into memory (pyarrow, polars) or a file in a RAM-backed
+temporary directory where there is one (DuckDB writes to a path).
+
+What is reported: value MiB/s = the non-null value bytes of the columns the
+tool wrote, at their Parquet width (16 for Decimal128(38,_) and
+FixedSizeBinary(16), 32 for Decimal256(76,_)) ÷ the median time. On one
+thread the time is the process's CPU time (as the Rust example measures
+it); on more threads it is wall time. A `*` marks a cell during which other
+processes used more than a tenth of a core (Linux only): treat it as
+pessimistic.
+
+What each tool can write: polars has no Decimal256 and writes
+FixedSizeBinary as BYTE_ARRAY; DuckDB has no DECIMAL(76) and turns
+FixedSizeBinary into BLOB, so it writes the Decimal128 columns and the
+UUIDs (as its UUID type) only. A configuration a tool has no option for is
+"–"; pyarrow encodes one file on one thread, so its cells for more threads
+are "–" too.
+
+Usage (Python 3.9+, `pip install pyarrow polars duckdb`):
+
+    python3 scripts/anchors.py [--rows N] [--reps N] [--threads 1,2]
+        [--shapes a,b] [--configs x,y] [--tools pyarrow,polars,duckdb]
+        [--rust FILE]
+
+`--rust FILE` reads the table printed by
+`cargo run --release --example anchors -- --reps N` (saved to FILE) and
+adds the one-thread comparison table of docs/performance.md: the three
+tools, `parquet` and parquet-flba side by side.
+"""
+import argparse
+import gc
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROWS = 1 << 20
+SHAPES = ["decimal_n75", "decimal_n0", "decimal_req", "fsb_n90", "fsb_n0", "uuid", "dec128_lowcard"]
+CONFIGS = ["default", "bloom_filter", "parquet_2", "zstd", "zstd_parquet_2", "cdc"]
+TOOLS = ["pyarrow", "polars", "duckdb"]
+MIB = float(1 << 20)
+
+
+# --------------------------------------------------------------------------
+# The tables
+# --------------------------------------------------------------------------
+
+def make_table(shape, rows):
+    """Returns (pyarrow Table, {column name: (Parquet width, non-null count)})."""
+    import numpy as np
+    import pyarrow as pa
+
+    gen = np.random.default_rng(20261203 + SHAPES.index(shape))
+
+    def nulls(density):
+        # A validity bitmap with each row null with probability `density`.
+        if density == 0:
+            return None, rows
+        valid = gen.random(rows) >= density
+        return pa.py_buffer(np.packbits(valid, bitorder="little")), int(valid.sum())
+
+    def signed_words(words, spare_bits):
+        # Little-endian two's-complement integers of `words` 64-bit words,
+        # the top word shifted right so that |v| < 2^(64 * words - spare_bits).
+        raw = np.frombuffer(gen.bytes(rows * words * 8), dtype="<i8").reshape(rows, words).copy()
+        raw[:, -1] >>= spare_bits  # arithmetic: the sign stays
+        return raw
+
+    fields, arrays, widths = [], [], {}
+
+    def add(name, typ, nullable, data, density, width):
+        bitmap, valid = nulls(density)
+        arrays.append(pa.Array.from_buffers(typ, rows, [bitmap, pa.py_buffer(data)], null_count=rows - valid))
+        fields.append(pa.field(name, typ, nullable=nullable))
+        widths[name] = (width, valid)
+
+    if shape.startswith("decimal_"):
+        density = {"decimal_n75": 0.75, "decimal_n0": 0.0, "decimal_req": 0.0}[shape]
+        nullable = shape != "decimal_req"
+        # |v| <= 2^124 < 10^38 and |v| <= 2^251 < 10^76: within the precision.
+        add("d128", pa.decimal128(38, 10), nullable, signed_words(2, 3), density, 16)
+        add("d256", pa.decimal256(76, 10), nullable, signed_words(4, 4), density, 32)
+    elif shape in ("fsb_n90", "fsb_n0", "uuid"):
+        data = gen.integers(0, 256, size=(rows, 16), dtype=np.uint8)
+        if shape == "uuid":  # version 4, variant 10
+            data[:, 6] = (data[:, 6] & 0x0F) | 0x40
+            data[:, 8] = (data[:, 8] & 0x3F) | 0x80
+        density = {"fsb_n90": 0.9, "fsb_n0": 0.0, "uuid": 0.0}[shape]
+        add("fsb16", pa.binary(16), shape != "uuid", data, density, 16)
+    elif shape == "dec128_lowcard":
+        distinct = np.unique(gen.integers(-(10**17), 10**17, size=4096, dtype=np.int64))
+        gen.shuffle(distinct)
+        low = distinct[:1000][gen.integers(0, 1000, size=rows)]
+        data = np.stack([low, low >> 63], axis=1)  # sign-extended to 128 bits
+        add("amount", pa.decimal128(38, 2), False, np.ascontiguousarray(data), 0.0, 16)
+    else:
+        raise SystemExit(f"unknown shape {shape!r}; known: {', '.join(SHAPES)}")
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields)), widths
+
+
+# --------------------------------------------------------------------------
+# The writers: each returns {config: write function or None}, and the names
+# of the columns it writes
+# --------------------------------------------------------------------------
+
+def pyarrow_writers(table, threads):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # Settings as arrow-rs's defaults where pyarrow's differ: no compression,
+    # a page index, one row group for the table.
+    base = dict(compression="NONE", write_page_index=True, row_group_size=table.num_rows)
+    extra = {
+        "default": {},
+        "bloom_filter": {"bloom_filter_options": {name: True for name in table.column_names}},
+        "parquet_2": {"data_page_version": "2.0"},
+        "zstd": {"compression": "zstd", "compression_level": 1},
+        "zstd_parquet_2": {"compression": "zstd", "compression_level": 1, "data_page_version": "2.0"},
+        "cdc": {"use_content_defined_chunking": True},
+    }
+
+    def writer(options):
+        def write():
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink, **options)
+            return sink.getvalue().size
+        return write
+
+    if threads > 1:
+        return {c: None for c in CONFIGS}, table.column_names
+    return {c: writer(dict(base, **extra[c])) for c in CONFIGS}, table.column_names
+
+
+def polars_writers(table, threads):
+    import io
+
+    import polars as pl
+    import pyarrow as pa
+
+    keep = [f.name for f in table.schema if not pa.types.is_decimal256(f.type)]
+    frame = pl.from_arrow(table.select(keep))
+    options = {
+        "default": dict(compression="uncompressed"),
+        "zstd": dict(compression="zstd", compression_level=1),
+    }
+
+    def writer(opts):
+        def write():
+            out = io.BytesIO()
+            frame.write_parquet(out, statistics=True, row_group_size=table.num_rows, **opts)
+            return out.getbuffer().nbytes
+        return write
+
+    return {c: writer(options[c]) if c in options else None for c in CONFIGS}, keep
+
+
+def duckdb_writers(table, threads, folder, shape):
+    import duckdb
+    import pyarrow as pa
+
+    columns, keep = [], []
+    for field, column in zip(table.schema, table.columns):
+        if pa.types.is_decimal256(field.type):
+            continue
+        if pa.types.is_fixed_size_binary(field.type):
+            if shape == "uuid":
+                column = pa.chunked_array([pa.ExtensionArray.from_storage(pa.uuid(), c) for c in column.chunks])
+                field = pa.field(field.name, column.type, nullable=False)
+            else:
+                continue  # a BLOB, not a fixed-length column
+        columns.append(column)
+        keep.append(field)
+    if not keep:
+        return {c: None for c in CONFIGS}, []
+    src = pa.Table.from_arrays(columns, schema=pa.schema(keep))  # noqa: F841 (read by the SQL)
+    con = duckdb.connect()
+    con.execute(f"SET threads={threads}")
+    con.execute("SET preserve_insertion_order=true")
+    con.execute("CREATE TABLE t AS SELECT * FROM src")
+    for field in keep:
+        if not field.nullable:
+            con.execute(f"ALTER TABLE t ALTER COLUMN {field.name} SET NOT NULL")
+    path = os.path.join(folder, "anchors_duckdb.parquet")
+    options = {
+        "default": "COMPRESSION uncompressed",
+        "parquet_2": "COMPRESSION uncompressed, PARQUET_VERSION v2",
+        "zstd": "COMPRESSION zstd, COMPRESSION_LEVEL 1",
+        "zstd_parquet_2": "COMPRESSION zstd, COMPRESSION_LEVEL 1, PARQUET_VERSION v2",
+    }
+
+    def writer(opts):
+        sql = f"COPY t TO '{path}' (FORMAT parquet, ROW_GROUP_SIZE {table.num_rows}, {opts})"
+
+        def write():
+            con.execute(sql)
+            return os.path.getsize(path)
+        return write
+
+    return {c: writer(options[c]) if c in options else None for c in CONFIGS}, [f.name for f in keep]
+
+
+# --------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------
+
+def machine_busy():
+    """(jiffies all processes were busy, jiffies of this process), or None off Linux."""
+    try:
+        with open("/proc/stat") as fh:
+            v = [int(x) for x in fh.readline().split()[1:]]
+        with open("/proc/self/stat") as fh:
+            own = fh.read().rsplit(")", 1)[1].split()
+        return v[0] + v[1] + v[2] + v[5] + v[6] + v[7], int(own[11]) + int(own[12])
+    except OSError:
+        return None
+
+
+def time_cell(write, reps, threads):
+    """Median seconds (CPU on one thread, wall on more) and whether others were busy."""
+    write()  # warm-up
+    times = []
+    gc.collect()
+    gc.disable()
+    before, start = machine_busy(), time.perf_counter()
+    try:
+        for _ in range(reps):
+            cpu, wall = time.process_time(), time.perf_counter()
+            write()
+            times.append(time.process_time() - cpu if threads == 1 else time.perf_counter() - wall)
+    finally:
+        gc.enable()
+    after, span = machine_busy(), time.perf_counter() - start
+    busy = False
+    if before and after:
+        others = (after[0] - before[0]) - (after[1] - before[1])
+        busy = others > 10 + 0.1 * span * os.sysconf("SC_CLK_TCK")
+    return statistics.median(times), busy
+
+
+def worker(args):
+    """Runs every cell for one thread count and prints one JSON line per cell."""
+    threads = args.worker
+    folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        for shape in args.shapes:
+            table, widths = make_table(shape, args.rows)
+            for tool in args.tools:
+                if tool == "pyarrow":
+                    writes, cols = pyarrow_writers(table, threads)
+                elif tool == "polars":
+                    writes, cols = polars_writers(table, threads)
+                else:
+                    writes, cols = duckdb_writers(table, threads, tmp, shape)
+                value_mib = sum(widths[c][0] * widths[c][1] for c in cols) / MIB
+                for config in args.configs:
+                    cell = dict(shape=shape, config=config, tool=tool, threads=threads)
+                    if writes.get(config) is not None:
+                        seconds, busy = time_cell(writes[config], args.reps, threads)
+                        cell.update(mib_s=value_mib / seconds, busy=busy)
+                    print(json.dumps(cell), flush=True)
+
+
+# --------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------
+
+def fmt(cell):
+    if cell is None or "mib_s" not in cell:
+        return "–"
+    return f"{cell['mib_s']:,.0f}" + ("*" if cell["busy"] else "")
+
+
+def read_rust(path):
+    """{(shape, config): (parquet MiB/s, parquet-flba MiB/s)} from the example's table."""
+    out = {}
+    row = re.compile(r"^\|\s*(\w+)\s*\|\s*(\w+)\s*\|\s*[\d.]+\s*\|\s*([\d.]+)[^|]*\|\s*([\d.]+)[^|]*\|")
+    with open(path) as fh:
+        for line in fh:
+            m = row.match(line)
+            if m:
+                out[(m[1], m[2])] = (float(m[3]), float(m[4]))
+    if not out:
+        raise SystemExit(f"{path}: no rows of `cargo run --release --example anchors` found")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=ROWS)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--threads", default="1", help="thread counts, e.g. 1,2")
+    ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--rust", help="the output of `cargo run --release --example anchors`")
+    ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    for name, known in (("shapes", SHAPES), ("configs", CONFIGS), ("tools", TOOLS)):
+        chosen = [x for x in getattr(args, name).split(",") if x]
+        unknown = [x for x in chosen if x not in known]
+        if unknown:
+            ap.error(f"unknown {name}: {', '.join(unknown)}; known: {', '.join(known)}")
+        setattr(args, name, chosen)
+    if args.rows < 1 or args.reps < 1:
+        ap.error("--rows and --reps must be at least 1")
+    if args.worker is not None:
+        return worker(args)
+
+    # Each thread count runs in a process of its own: polars reads its
+    # thread count when it is imported.
+    threads = [int(t) for t in args.threads.split(",") if t]
+    cells = {}
+    for t in threads:
+        env = dict(os.environ, POLARS_MAX_THREADS=str(t))
+        cmd = [sys.executable, __file__, "--worker", str(t), "--rows", str(args.rows), "--reps", str(args.reps),
+               "--shapes", ",".join(args.shapes), "--configs", ",".join(args.configs),
+               "--tools", ",".join(args.tools)]
+        run = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        if run.returncode != 0:
+            raise SystemExit(f"the run on {t} thread(s) failed (exit status {run.returncode})")
+        for line in run.stdout.splitlines():
+            c = json.loads(line)
+            cells[(c["shape"], c["config"], c["tool"], c["threads"])] = c
+
+    from importlib import metadata
+    versions = []
+    for tool in args.tools:
+        try:
+            versions.append(f"{tool} {metadata.version(tool)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{tool} (not installed)")
+    print(f"# Value MiB/s, {args.rows:,} rows, median of {args.reps} writes "
+          f"(1 thread: CPU time; more: wall time); {', '.join(versions)}\n")
+    print("| shape | config | threads | " + " | ".join(args.tools) + " |")
+    print("|---|---|---:|" + "---:|" * len(args.tools))
+    for shape in args.shapes:
+        for config in args.configs:
+            for t in threads:
+                row = [fmt(cells.get((shape, config, tool, t))) for tool in args.tools]
+                print(f"| {shape} | {config} | {t} | " + " | ".join(row) + " |")
+
+    if args.rust:
+        rust = read_rust(args.rust)
+        print("\n| shape | config | " + " | ".join(args.tools)
+              + " | parquet | parquet-flba | parquet-flba ÷ best anchor |")
+        print("|---|---|" + "---:|" * (len(args.tools) + 3))
+        for shape in args.shapes:
+            for config in args.configs:
+                if (shape, config) not in rust:
+                    continue
+                parquet, flba = rust[(shape, config)]
+                anchors = [cells.get((shape, config, tool, 1)) for tool in args.tools]
+                best = max([c["mib_s"] for c in anchors if c and "mib_s" in c], default=None)
+                ratio = "–" if best is None else f"{flba / best:.2f}×"
+                print(f"| {shape} | {config} | " + " | ".join(fmt(c) for c in anchors)
+                      + f" | {parquet:,.0f} | {flba:,.0f} | {ratio} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
