@@ -179,8 +179,19 @@ impl<W: Write + Send> ArrowWriter<W> {
             r.ensure(self.engine.get().memory_size() + batch.get_array_memory_size())?;
         }
         let written = self.engine.get_mut().write(batch);
+        if self.reservation.is_some() && written.is_ok() {
+            // What the reservation counts is what the writer holds.
+            self.engine.get_mut().settle()?;
+        }
         self.settle_reservation()?;
         written
+    }
+
+    /// Finishes what a write left running (a full row group not yet in
+    /// the output), so the output holds every full row group.
+    #[cfg(feature = "async")]
+    pub(crate) fn settle(&mut self) -> Result<()> {
+        self.engine.get_mut().settle()
     }
 
     /// Writes `buf` to the underlying writer, through its byte counter.

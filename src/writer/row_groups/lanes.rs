@@ -1,0 +1,440 @@
+//! The row-group writer's columns on the pool: one [`Lane`] per column
+//! writer position, kept for the whole file, which owns the column's
+//! writer (the current row group's) and its content-defined chunker.
+//!
+//! A write hands each column its part as an operation on its lane and
+//! returns without waiting for it: the next batch's work queues behind it,
+//! so no write is a barrier and the threads keep busy across writes and
+//! across row groups. A full row group's columns are closed by a last
+//! operation on each lane, which leaves the chunk in a [`ChunkSlot`]; the
+//! writer splices a closed row group's chunks into the file in leaf order
+//! later (while the next row group's columns are encoded). Each lane's
+//! operations run in the order they were queued, one at a time, so every
+//! column writer sees what it sees on one thread, and the bytes are the
+//! same.
+//!
+//! A failure inside an operation (a page store's error, a panic) is kept
+//! by the lane, later operations of that column are skipped, and the
+//! writer reports it at its next call and cannot continue (as after a
+//! failed write on one thread).
+
+use crate::cdc::Chunker;
+use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn};
+use crate::pool::{Lane, Pool, Take, run_caught};
+use parquet::errors::{ParquetError, Result};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// A panic while doing `what`, as an error (the same on any thread).
+pub(super) fn panicked(what: &str, message: String) -> ParquetError {
+    ParquetError::General(format!("{what} panicked: {message}"))
+}
+
+/// Each leaf's cost, in nanoseconds per 1,024 rows (guessed from its type,
+/// then measured on every write wherever it runs), which weighs its work
+/// for the pool. Timing only orders work; it never changes bytes.
+pub(super) type Costs = Arc<[AtomicU64]>;
+
+/// Folds a write of `rows` rows of leaf `leaf` that took `elapsed` into
+/// the leaf's cost (halved average).
+pub(super) fn fold_cost(costs: &[AtomicU64], leaf: usize, elapsed: Duration, rows: usize) {
+    if let (Some(cost), true) = (costs.get(leaf), rows > 0) {
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let measured = nanos.saturating_mul(1024) / rows as u64;
+        let old = cost.load(Relaxed);
+        cost.store((old / 2).saturating_add(measured / 2).max(1), Relaxed);
+    }
+}
+
+/// The estimated work of `rows` rows of leaf `leaf` (its weight).
+pub(super) fn work(costs: &[AtomicU64], leaf: usize, rows: usize) -> u64 {
+    costs
+        .get(leaf)
+        .map_or(1, |c| c.load(Relaxed).saturating_mul(rows as u64) >> 10)
+}
+
+/// A column's state on its lane.
+pub(super) struct Column {
+    leaf: usize,
+    /// The leaf's column path, quoted, for messages.
+    name: String,
+    writer: Option<ArrowColumnWriter>,
+    chunker: Option<Chunker>,
+    /// The first failure of a write; later writes are skipped, the close
+    /// reports it.
+    error: Option<ParquetError>,
+    costs: Costs,
+    /// Set by any column's failure, so the writer notices without waiting.
+    failed: Arc<AtomicBool>,
+}
+
+impl Column {
+    fn fail(&mut self, e: ParquetError) {
+        self.error.get_or_insert(e);
+        self.failed.store(true, SeqCst);
+    }
+}
+
+/// Where a closing column leaves its chunk.
+#[derive(Default)]
+pub(super) struct ChunkSlot(Mutex<Option<Result<ArrowColumnChunk>>>);
+
+impl ChunkSlot {
+    fn fill(&self, chunk: Result<ArrowColumnChunk>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(chunk);
+    }
+
+    fn is_filled(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    fn take(&self) -> Option<Result<ArrowColumnChunk>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// The chunk's bytes in the file, if it is in; with `bloom`, its
+    /// bloom filter's too (written after its row group).
+    fn bytes(&self, bloom: bool) -> usize {
+        let slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(Ok(chunk)) = &*slot else {
+            return 0;
+        };
+        let close = chunk.close();
+        let data = usize::try_from(close.metadata.compressed_size()).unwrap_or(0);
+        let filter = match (&close.bloom_filter, bloom) {
+            (Some(filter), true) => {
+                let mut counted = Counted(0);
+                // Writing to a counter cannot fail.
+                let _ = filter.write(&mut counted);
+                counted.0
+            }
+            _ => 0,
+        };
+        data + filter
+    }
+}
+
+/// Counts the bytes written to it.
+struct Counted(usize);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A row group whose columns are closing (or closed), not yet spliced.
+pub(super) struct Closing {
+    /// Per lane: its leaf and the slot its chunk comes to.
+    slots: Vec<(usize, Arc<ChunkSlot>)>,
+}
+
+/// The lanes of a row-group writer's columns; see the module docs.
+pub(super) struct Lanes {
+    pool: Pool,
+    lanes: Vec<Lane<Column>>,
+    /// Each lane's leaf.
+    leaves: Vec<usize>,
+    costs: Costs,
+    failed: Arc<AtomicBool>,
+}
+
+impl Lanes {
+    /// Lanes on `pool` for `writers` (the first row group's), with the
+    /// leaves' chunkers taken out of `chunkers`; `name` names a leaf.
+    pub(super) fn new(
+        pool: Pool,
+        writers: Vec<(usize, ArrowColumnWriter)>,
+        chunkers: &mut Option<Vec<Option<Chunker>>>,
+        costs: Costs,
+        name: impl Fn(usize) -> String,
+    ) -> Self {
+        let failed = Arc::new(AtomicBool::new(false));
+        let leaves = writers.iter().map(|(leaf, _)| *leaf).collect();
+        let lanes = writers
+            .into_iter()
+            .enumerate()
+            .map(|(index, (leaf, writer))| {
+                let chunker = chunkers
+                    .as_mut()
+                    .and_then(|c| c.get_mut(leaf))
+                    .and_then(Option::take);
+                let column = Column {
+                    leaf,
+                    name: name(leaf),
+                    writer: Some(writer),
+                    chunker,
+                    error: None,
+                    costs: Arc::clone(&costs),
+                    failed: Arc::clone(&failed),
+                };
+                pool.lane(index, column)
+            })
+            .collect();
+        Self {
+            pool,
+            lanes,
+            leaves,
+            costs,
+            failed,
+        }
+    }
+
+    /// Hands the next row group's `writers` to the lanes (after the last
+    /// row group's close).
+    pub(super) fn begin(&self, writers: Vec<(usize, ArrowColumnWriter)>) -> Result<()> {
+        self.check_count(writers.len())?;
+        for (lane, (_, writer)) in self.lanes.iter().zip(writers) {
+            lane.push(
+                0,
+                0,
+                Box::new(move |c: &mut Column| c.writer = Some(writer)),
+            );
+        }
+        Ok(())
+    }
+
+    fn check_count(&self, n: usize) -> Result<()> {
+        if n != self.lanes.len() {
+            return Err(ParquetError::General(format!(
+                "{n} leaf columns for {} column writers",
+                self.lanes.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Queues each leaf's write of `rows` rows (`rows_left`: the rows the
+    /// row group still takes, this write's included).
+    pub(super) fn write(
+        &self,
+        leaves: Vec<ArrowLeafColumn>,
+        rows: usize,
+        rows_left: Option<usize>,
+    ) -> Result<()> {
+        self.check_count(leaves.len())?;
+        for ((lane, leaf), leaf_column) in self.lanes.iter().zip(&self.leaves).zip(leaves) {
+            let op = Box::new(move |c: &mut Column| write_leaf(c, &leaf_column, rows, rows_left));
+            lane.push(rows, work(&self.costs, *leaf, rows), op);
+        }
+        Ok(())
+    }
+
+    /// Writes each leaf on the calling thread, once every lane is idle
+    /// (a write too small to hand out).
+    pub(super) fn write_here(
+        &self,
+        leaves: Vec<ArrowLeafColumn>,
+        rows: usize,
+        rows_left: Option<usize>,
+    ) -> Result<()> {
+        self.check_count(leaves.len())?;
+        self.sync();
+        for (lane, leaf_column) in self.lanes.iter().zip(leaves) {
+            lane.with(|c| {
+                // As on a lane: a panic fails the column.
+                if let Err(message) = run_caught(|| write_leaf(c, &leaf_column, rows, rows_left)) {
+                    let e = panicked(&format!("writing column {}", c.name), message);
+                    c.fail(e);
+                }
+            });
+        }
+        Ok(())
+    }
+
+    /// Queues each column's close; the chunks come to the returned row
+    /// group's slots.
+    pub(super) fn close(&self) -> Closing {
+        let slots = self
+            .lanes
+            .iter()
+            .zip(&self.leaves)
+            .map(|(lane, leaf)| {
+                let slot = Arc::new(ChunkSlot::default());
+                let filled = Arc::clone(&slot);
+                lane.push(
+                    0,
+                    1,
+                    Box::new(move |c: &mut Column| {
+                        // A failure stays with the column (what `check` reports);
+                        // the slot says where to look.
+                        let chunk = match (&c.error, c.writer.take()) {
+                            (Some(_), _) => Err(failed_column(&c.name)),
+                            (None, Some(writer)) => writer.close(),
+                            (None, None) => {
+                                Err(ParquetError::General("no column writer to close".into()))
+                            }
+                        };
+                        let chunk = chunk.map_err(|e| {
+                            c.fail(e);
+                            failed_column(&c.name)
+                        });
+                        filled.fill(chunk);
+                    }),
+                );
+                (*leaf, slot)
+            })
+            .collect();
+        Closing { slots }
+    }
+
+    /// Waits (helping) until every lane is idle.
+    pub(super) fn sync(&self) {
+        self.pool
+            .help_until(Take::Lightest, || self.lanes.iter().all(Lane::is_idle));
+    }
+
+    /// Waits (helping) until every lane has at most `bound` rows queued,
+    /// or `ready` holds.
+    pub(super) fn throttle(&self, bound: usize, mut ready: impl FnMut() -> bool) {
+        self.pool.help_until(Take::Lightest, || {
+            ready() || self.lanes.iter().all(|l| l.pending() <= bound)
+        });
+    }
+
+    /// The first failure of a column (in leaf order), once the lanes are
+    /// idle; `Ok` if none failed.
+    pub(super) fn check(&self) -> Result<()> {
+        if !self.failed.load(SeqCst) && self.lanes.iter().all(|l| l.panicked().is_none()) {
+            return Ok(());
+        }
+        self.sync();
+        for lane in &self.lanes {
+            if let Some(message) = lane.panicked() {
+                let name = lane.with(|c| c.name.clone()).unwrap_or_default();
+                return Err(panicked(&format!("writing column {name}"), message));
+            }
+            if let Some(Some(e)) = lane.with(|c| c.error.take()) {
+                return Err(e);
+            }
+        }
+        Err(ParquetError::General("a column failed".into()))
+    }
+
+    /// Whether every chunk of `closing` is in (or its lane stopped).
+    pub(super) fn is_closed(&self, closing: &Closing) -> bool {
+        closing
+            .slots
+            .iter()
+            .zip(&self.lanes)
+            .all(|((_, slot), lane)| slot.is_filled() || lane.is_idle())
+    }
+
+    /// The chunks of `closing`, in leaf order, each once it is in (helping
+    /// with the lanes meanwhile, the ones needed first first).
+    pub(super) fn chunks(
+        &self,
+        closing: Closing,
+    ) -> impl Iterator<Item = Result<(usize, ArrowColumnChunk)>> + '_ {
+        closing
+            .slots
+            .into_iter()
+            .zip(&self.lanes)
+            .map(move |((leaf, slot), lane)| {
+                self.pool
+                    .help_until(Take::InOrder, || slot.is_filled() || lane.is_idle());
+                match slot.take() {
+                    Some(Ok(chunk)) => Ok((leaf, chunk)),
+                    // The column's own error, once its lane is idle.
+                    Some(Err(e)) => {
+                        self.sync();
+                        Err(lane.with(|c| c.error.take()).flatten().unwrap_or(e))
+                    }
+                    None => {
+                        let name = lane.with(|c| c.name.clone()).unwrap_or_default();
+                        Err(match lane.panicked() {
+                            Some(message) => panicked(&format!("writing column {name}"), message),
+                            None => ParquetError::General(format!("column {name} was not closed")),
+                        })
+                    }
+                }
+            })
+    }
+
+    /// The bytes `closing`'s chunks will take in the file, once they are
+    /// in (waiting, and helping, until they are); with `bloom`, with their
+    /// bloom filters (written after their row group).
+    pub(super) fn closing_bytes(&self, closing: &Closing, bloom: bool) -> usize {
+        self.pool
+            .help_until(Take::InOrder, || self.is_closed(closing));
+        closing.slots.iter().map(|(_, s)| s.bytes(bloom)).sum()
+    }
+
+    /// Memory held by `closing`'s chunks that are in.
+    pub(super) fn closing_memory(closing: &Closing) -> usize {
+        closing.slots.iter().map(|(_, s)| s.bytes(false)).sum()
+    }
+
+    /// `f` over each idle lane's current column writer, summed (once every
+    /// lane is idle).
+    pub(super) fn sum(&self, f: impl Fn(&ArrowColumnWriter) -> usize) -> usize {
+        self.sync();
+        self.lanes
+            .iter()
+            .filter_map(|lane| lane.with(|c| c.writer.as_ref().map_or(0, &f)))
+            .sum()
+    }
+
+    /// Ends the lanes (once idle): the current column writers, with their
+    /// leaves, and the chunkers put back into `chunkers`.
+    pub(super) fn into_writers(
+        self,
+        chunkers: &mut Option<Vec<Option<Chunker>>>,
+    ) -> Vec<(usize, ArrowColumnWriter)> {
+        self.sync();
+        let mut writers = Vec::with_capacity(self.lanes.len());
+        for lane in &self.lanes {
+            lane.with(|c| {
+                if let Some(slot) = chunkers.as_mut().and_then(|s| s.get_mut(c.leaf)) {
+                    *slot = c.chunker.take();
+                }
+                if let Some(writer) = c.writer.take() {
+                    writers.push((c.leaf, writer));
+                }
+            });
+        }
+        writers
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        // Work queued for a writer that is gone is not done.
+        for lane in &self.lanes {
+            lane.cancel();
+        }
+    }
+}
+
+/// What a closed slot says of a column that failed (its error is the
+/// column's).
+fn failed_column(name: &str) -> ParquetError {
+    ParquetError::General(format!("column {name} failed"))
+}
+
+/// A leaf's write on its lane: skipped after a failure, timed into the
+/// leaf's cost.
+fn write_leaf(c: &mut Column, column: &ArrowLeafColumn, rows: usize, rows_left: Option<usize>) {
+    if c.error.is_some() {
+        return;
+    }
+    let Some(writer) = c.writer.as_mut() else {
+        c.fail(ParquetError::General("no column writer to write".into()));
+        return;
+    };
+    let start = Instant::now();
+    let written = writer.write_checked(column, c.chunker.as_mut(), rows_left);
+    fold_cost(&c.costs, c.leaf, start.elapsed(), rows);
+    if let Err(e) = written {
+        c.fail(e);
+    }
+}
