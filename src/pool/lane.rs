@@ -8,7 +8,7 @@
 use super::queue::{Class, Entry, Group, Queue, is_worker};
 use super::run_caught;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// Operations a worker runs in one go before the lane goes back to the
@@ -139,7 +139,8 @@ impl<S: Send + 'static> Inner<S> {
     /// (which has other work to come back to), then queues the rest as a
     /// new run (behind heavier work).
     fn run(this: &Arc<Self>) {
-        let most = if is_worker() { RUN } else { 1 };
+        let worker = is_worker();
+        let most = if worker { RUN } else { 1 };
         let mut value = this.lock().value.take();
         let mut ran = 0;
         loop {
@@ -168,6 +169,7 @@ impl<S: Send + 'static> Inner<S> {
                 None => Ok(()),
             };
             ran += 1;
+            this.group.lane_ops[usize::from(!worker)].fetch_add(1, Relaxed);
             if let Err(message) = outcome {
                 let mut state = this.lock();
                 let dropped: usize = state.ops.drain(..).map(|(size, _)| size).sum();

@@ -54,6 +54,7 @@ use queue::{Class, Group, Queue, queue};
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Sets the most worker threads the process runs for all writers together
 /// (by default, [`std::thread::available_parallelism`]). Each writer's
@@ -142,6 +143,13 @@ impl Pool {
     /// them a worker compressed.
     pub(crate) fn page_counts(&self) -> (usize, usize) {
         self.pages.get()
+    }
+
+    /// Lane operations run so far by a worker, and by the writer's own
+    /// thread.
+    pub(crate) fn lane_counts(&self) -> (usize, usize) {
+        let [workers, here] = &self.group.lane_ops;
+        (workers.load(Relaxed), here.load(Relaxed))
     }
 
     /// Starts the workers this writer may use (within the cap).

@@ -42,6 +42,8 @@ pub(crate) struct Group {
     changed: Condvar,
     /// `generation`, readable without the lock.
     seen: AtomicU64,
+    /// Lane operations run by a worker, and by any other thread.
+    pub(super) lane_ops: [AtomicUsize; 2],
 }
 
 impl std::fmt::Debug for Group {
@@ -62,6 +64,7 @@ impl Group {
             generation: Mutex::new(0),
             changed: Condvar::new(),
             seen: AtomicU64::new(0),
+            lane_ops: [AtomicUsize::new(0), AtomicUsize::new(0)],
         })
     }
 

@@ -95,9 +95,11 @@ pub(super) struct RowGroupWriter<W: Write + Send> {
     chunkers: Option<Vec<Option<Chunker>>>,
     /// With more than one thread: this writer's handle on the pool.
     pool: Option<Pool>,
-    /// With more than one thread, once the first row group starts: the
-    /// columns' lanes, which hold the column writers.
-    lanes: Option<Lanes>,
+    /// With more than one thread, once a row group starts: its columns'
+    /// lanes, which hold the column writers.
+    lanes: Option<Arc<Lanes>>,
+    /// Lanes made so far (they are numbered in order).
+    lanes_made: usize,
     /// On the lanes: a full row group whose chunks are not yet spliced.
     closing: Option<Closing>,
     /// With more than one thread: each leaf's cost, in nanoseconds per
@@ -166,6 +168,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             chunkers,
             pool: None,
             lanes: None,
+            lanes_made: 0,
             closing: None,
             costs: Arc::new([]),
             min_parallel: DEFAULT_MIN_PARALLEL,
@@ -493,12 +496,10 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
     fn bytes_written(&self) -> usize {
         // A full row group waiting to be spliced counts as written (its
         // chunks' bytes are final once they are in), as with one thread.
-        let waiting = match (&self.lanes, &self.closing) {
-            (Some(lanes), Some(closing)) => {
-                lanes.closing_bytes(closing, self.bloom_after_row_group)
-            }
-            _ => 0,
-        };
+        let waiting = self
+            .closing
+            .as_ref()
+            .map_or(0, |c| c.bytes(self.bloom_after_row_group));
         self.sink.get().bytes_written() + waiting
     }
 
@@ -567,14 +568,17 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         if let (Some(pool), false) = (&self.pool, writers.is_empty()) {
             let factory = &self.factory;
             let name = |leaf| column_name(factory, leaf);
+            let first = self.lanes_made;
+            self.lanes_made += writers.len();
             let lanes = Lanes::new(
                 pool.clone(),
+                first,
                 writers,
                 &mut self.chunkers,
                 self.costs.clone(),
                 name,
             );
-            self.lanes = Some(lanes);
+            self.lanes = Some(Arc::new(lanes));
         }
     }
 
@@ -586,6 +590,10 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         f.field("sink", self.sink.get())
             .field("threads", &self.threads())
             .field("writes_on_threads", &self.steps)
+            .field(
+                "column_work_on_threads",
+                &self.pool.as_ref().map_or((0, 0), Pool::lane_counts),
+            )
             .field(
                 "pages_compressed_on_threads",
                 &self.pool.as_ref().map_or((0, 0), Pool::page_counts),

@@ -134,8 +134,72 @@ impl std::io::Write for Counted {
 
 /// A row group whose columns are closing (or closed), not yet spliced.
 pub(super) struct Closing {
+    /// The lanes its columns close on.
+    lanes: Arc<Lanes>,
     /// Per lane: its leaf and the slot its chunk comes to.
     slots: Vec<(usize, Arc<ChunkSlot>)>,
+}
+
+impl Closing {
+    /// The lanes its columns close on.
+    pub(super) fn lanes(&self) -> &Lanes {
+        &self.lanes
+    }
+
+    /// Whether every chunk is in (or its lane stopped).
+    pub(super) fn is_closed(&self) -> bool {
+        self.slots
+            .iter()
+            .zip(&self.lanes.lanes)
+            .all(|((_, slot), lane)| slot.is_filled() || lane.is_idle())
+    }
+
+    /// The chunks, in leaf order, each once it is in (helping with the
+    /// lanes meanwhile, the ones needed first first).
+    pub(super) fn chunks(self) -> impl Iterator<Item = Result<(usize, ArrowColumnChunk)>> {
+        let lanes = self.lanes;
+        self.slots
+            .into_iter()
+            .enumerate()
+            .map(move |(at, (leaf, slot))| {
+                let lane = &lanes.lanes[at];
+                lanes
+                    .pool
+                    .help_until(Take::InOrder, || slot.is_filled() || lane.is_idle());
+                match slot.take() {
+                    Some(Ok(chunk)) => Ok((leaf, chunk)),
+                    // The column's own error, once its lane is idle.
+                    Some(Err(e)) => {
+                        lanes.sync();
+                        Err(lane.with(|c| c.error.take()).flatten().unwrap_or(e))
+                    }
+                    None => {
+                        let name = lane.with(|c| c.name.clone()).unwrap_or_default();
+                        Err(match lane.panicked() {
+                            Some(message) => panicked(&format!("writing column {name}"), message),
+                            None => ParquetError::General(format!("column {name} was not closed")),
+                        })
+                    }
+                }
+            })
+    }
+
+    /// The bytes the chunks will take in the file, once they are in
+    /// (waiting, and helping, until they are); with `bloom`, with their
+    /// bloom filters (written after their row group).
+    pub(super) fn bytes(&self, bloom: bool) -> usize {
+        self.lanes
+            .pool
+            .help_until(Take::InOrder, || self.is_closed());
+        self.slots.iter().map(|(_, s)| s.bytes(bloom)).sum()
+    }
+
+    /// Memory held by the chunks that are in, and by the column writers
+    /// still open on its lanes (once they are idle).
+    pub(super) fn memory(&self) -> usize {
+        let chunks: usize = self.slots.iter().map(|(_, s)| s.bytes(false)).sum();
+        chunks + self.lanes.sum(|w| w.memory_size())
+    }
 }
 
 /// The lanes of a row-group writer's columns; see the module docs.
@@ -149,10 +213,12 @@ pub(super) struct Lanes {
 }
 
 impl Lanes {
-    /// Lanes on `pool` for `writers` (the first row group's), with the
+    /// Lanes on `pool` for `writers`, numbered from `first` (older row
+    /// groups' lanes have lower numbers: they are needed first), with the
     /// leaves' chunkers taken out of `chunkers`; `name` names a leaf.
     pub(super) fn new(
         pool: Pool,
+        first: usize,
         writers: Vec<(usize, ArrowColumnWriter)>,
         chunkers: &mut Option<Vec<Option<Chunker>>>,
         costs: Costs,
@@ -177,7 +243,7 @@ impl Lanes {
                     costs: Arc::clone(&costs),
                     failed: Arc::clone(&failed),
                 };
-                pool.lane(index, column)
+                pool.lane(first + index, column)
             })
             .collect();
         Self {
@@ -253,7 +319,7 @@ impl Lanes {
 
     /// Queues each column's close; the chunks come to the returned row
     /// group's slots.
-    pub(super) fn close(&self) -> Closing {
+    pub(super) fn close(self: &Arc<Self>) -> Closing {
         let slots = self
             .lanes
             .iter()
@@ -284,7 +350,10 @@ impl Lanes {
                 (*leaf, slot)
             })
             .collect();
-        Closing { slots }
+        Closing {
+            lanes: Arc::clone(self),
+            slots,
+        }
     }
 
     /// Waits (helping) until every lane is idle.
@@ -320,60 +389,6 @@ impl Lanes {
         Err(ParquetError::General("a column failed".into()))
     }
 
-    /// Whether every chunk of `closing` is in (or its lane stopped).
-    pub(super) fn is_closed(&self, closing: &Closing) -> bool {
-        closing
-            .slots
-            .iter()
-            .zip(&self.lanes)
-            .all(|((_, slot), lane)| slot.is_filled() || lane.is_idle())
-    }
-
-    /// The chunks of `closing`, in leaf order, each once it is in (helping
-    /// with the lanes meanwhile, the ones needed first first).
-    pub(super) fn chunks(
-        &self,
-        closing: Closing,
-    ) -> impl Iterator<Item = Result<(usize, ArrowColumnChunk)>> + '_ {
-        closing
-            .slots
-            .into_iter()
-            .zip(&self.lanes)
-            .map(move |((leaf, slot), lane)| {
-                self.pool
-                    .help_until(Take::InOrder, || slot.is_filled() || lane.is_idle());
-                match slot.take() {
-                    Some(Ok(chunk)) => Ok((leaf, chunk)),
-                    // The column's own error, once its lane is idle.
-                    Some(Err(e)) => {
-                        self.sync();
-                        Err(lane.with(|c| c.error.take()).flatten().unwrap_or(e))
-                    }
-                    None => {
-                        let name = lane.with(|c| c.name.clone()).unwrap_or_default();
-                        Err(match lane.panicked() {
-                            Some(message) => panicked(&format!("writing column {name}"), message),
-                            None => ParquetError::General(format!("column {name} was not closed")),
-                        })
-                    }
-                }
-            })
-    }
-
-    /// The bytes `closing`'s chunks will take in the file, once they are
-    /// in (waiting, and helping, until they are); with `bloom`, with their
-    /// bloom filters (written after their row group).
-    pub(super) fn closing_bytes(&self, closing: &Closing, bloom: bool) -> usize {
-        self.pool
-            .help_until(Take::InOrder, || self.is_closed(closing));
-        closing.slots.iter().map(|(_, s)| s.bytes(bloom)).sum()
-    }
-
-    /// Memory held by `closing`'s chunks that are in.
-    pub(super) fn closing_memory(closing: &Closing) -> usize {
-        closing.slots.iter().map(|(_, s)| s.bytes(false)).sum()
-    }
-
     /// `f` over each idle lane's current column writer, summed (once every
     /// lane is idle).
     pub(super) fn sum(&self, f: impl Fn(&ArrowColumnWriter) -> usize) -> usize {
@@ -387,7 +402,7 @@ impl Lanes {
     /// Ends the lanes (once idle): the current column writers, with their
     /// leaves, and the chunkers put back into `chunkers`.
     pub(super) fn into_writers(
-        self,
+        &self,
         chunkers: &mut Option<Vec<Option<Chunker>>>,
     ) -> Vec<(usize, ArrowColumnWriter)> {
         self.sync();

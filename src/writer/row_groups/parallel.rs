@@ -23,6 +23,7 @@ use crate::validate::{check_values, needs_value_check, validate_structure};
 use arrow_array::RecordBatch;
 use parquet::errors::{ParquetError, Result};
 use std::io::Write;
+use std::sync::Arc;
 
 impl<W: Write + Send> RowGroupWriter<W> {
     /// [`Self::validate`] with each field's value checks on the pool: the
@@ -80,27 +81,34 @@ impl<W: Write + Send> RowGroupWriter<W> {
         }
     }
 
-    /// The lanes, once the first row group's writers are made.
-    fn lanes(&self) -> Result<&Lanes> {
-        self.lanes.as_ref().ok_or_else(no_pool)
-    }
-
     /// Starts a row group on the lanes: its column writers made here (page
     /// stores are created on this thread, in file order) and handed to
-    /// them; the index counts a row group still waiting to be spliced.
+    /// lanes of their own (so that its columns start while the last row
+    /// group's may still be encoded), or, with content-defined chunking
+    /// (whose chunkers go on from one row group to the next), to the same
+    /// lanes; the index counts a row group still waiting to be spliced.
     pub(super) fn begin_on_lanes(&mut self) -> Result<()> {
         let index =
             self.sink.get().flushed_row_groups().len() + usize::from(self.closing.is_some());
         let only_fast = self.sink.get().takes_parquet_leaves();
         let writers = self.factory.create_writers(index, only_fast)?;
         match &self.lanes {
-            Some(lanes) => lanes.begin(writers)?,
-            None => {
+            Some(lanes) if self.chunkers.is_some() => lanes.begin(writers)?,
+            _ => {
                 let pool = self.pool.clone().ok_or_else(no_pool)?;
                 let factory = &self.factory;
                 let name = |leaf| column_name(factory, leaf);
-                let lanes = Lanes::new(pool, writers, &mut self.chunkers, self.costs.clone(), name);
-                self.lanes = Some(lanes);
+                let first = self.lanes_made;
+                self.lanes_made += writers.len();
+                let lanes = Lanes::new(
+                    pool,
+                    first,
+                    writers,
+                    &mut self.chunkers,
+                    self.costs.clone(),
+                    name,
+                );
+                self.lanes = Some(Arc::new(lanes));
             }
         }
         self.in_progress = Some(RowGroup {
@@ -129,6 +137,10 @@ impl<W: Write + Send> RowGroupWriter<W> {
             lanes.write(leaves, rows, rows_left)?;
         } else {
             self.steps.1 += 1;
+            // One thread's order: the last row group's columns first.
+            if let Some(closing) = &self.closing {
+                closing.lanes().sync();
+            }
             lanes.write_here(leaves, rows, rows_left)?;
         }
         run_caught(|| self.sink.get_mut().write_rows(part))
@@ -145,11 +157,15 @@ impl<W: Write + Send> RowGroupWriter<W> {
     /// the next row group's end), else now; a row group still waiting is
     /// spliced first.
     pub(super) fn end_on_lanes(&mut self, defer: bool) -> Result<()> {
-        let closing = match self.in_progress.take() {
-            Some(row_group) if row_group.rows > 0 => Some(self.lanes()?.close()),
+        let closing = match (self.in_progress.take(), &self.lanes) {
+            (Some(row_group), Some(lanes)) if row_group.rows > 0 => Some(lanes.close()),
             // Writers made for a batch that then failed validation.
             _ => None,
         };
+        if self.chunkers.is_none() {
+            // The next row group gets lanes of its own.
+            self.lanes = None;
+        }
         if let Some(waiting) = self.closing.take() {
             self.splice(waiting)?;
         }
@@ -166,8 +182,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
     /// Splices `closing`'s chunks into the file as they come in; a failure
     /// poisons the writer.
     pub(super) fn splice(&mut self, closing: Closing) -> Result<()> {
-        let lanes = self.lanes.as_ref().ok_or_else(no_pool)?;
-        let mut chunks = lanes.chunks(closing);
+        let mut chunks = closing.chunks();
         let appended = self.sink.get_mut().append_row_group(&mut chunks);
         drop(chunks);
         self.poison(appended)
@@ -181,9 +196,13 @@ impl<W: Write + Send> RowGroupWriter<W> {
         }
     }
 
-    /// A column's failure on its lane, as this call's error (poisoning).
+    /// A column's failure on its lanes (the row group in progress's, then
+    /// the waiting one's), as this call's error (poisoning).
     pub(super) fn check_lanes(&mut self) -> Result<()> {
-        let checked = self.lanes.as_ref().map_or(Ok(()), Lanes::check);
+        let mut checked = self.lanes.as_deref().map_or(Ok(()), Lanes::check);
+        if let (Ok(()), Some(closing)) = (&checked, &self.closing) {
+            checked = closing.lanes().check();
+        }
         self.poison(checked)
     }
 
@@ -201,11 +220,8 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 return Ok(());
             };
             let closing = &self.closing;
-            lanes.throttle(bound, || {
-                closing.as_ref().is_some_and(|c| lanes.is_closed(c))
-            });
-            let ready = closing.as_ref().is_some_and(|c| lanes.is_closed(c));
-            if !ready {
+            lanes.throttle(bound, || closing.as_ref().is_some_and(Closing::is_closed));
+            if !closing.as_ref().is_some_and(Closing::is_closed) {
                 return Ok(());
             }
             self.splice_waiting()?;
@@ -215,11 +231,11 @@ impl<W: Write + Send> RowGroupWriter<W> {
     /// Memory held by the lanes' column writers and the row group waiting
     /// to be spliced (once the lanes are idle).
     pub(super) fn memory_on_lanes(&self) -> usize {
-        let Some(lanes) = &self.lanes else {
-            return 0;
-        };
-        let waiting = self.closing.as_ref().map_or(0, Lanes::closing_memory);
-        lanes.sum(|w| w.memory_size()) + waiting
+        let current = self
+            .lanes
+            .as_ref()
+            .map_or(0, |l| l.sum(|w| w.memory_size()));
+        current + self.closing.as_ref().map_or(0, Closing::memory)
     }
 
     /// Estimated encoded bytes of the lanes' column writers (once idle).
