@@ -401,7 +401,7 @@ impl Lanes {
 
     /// Ends the lanes (once idle): the current column writers, with their
     /// leaves, and the chunkers put back into `chunkers`.
-    pub(super) fn into_writers(
+    pub(super) fn take_writers(
         &self,
         chunkers: &mut Option<Vec<Option<Chunker>>>,
     ) -> Vec<(usize, ArrowColumnWriter)> {

@@ -250,7 +250,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
     pub(super) fn leave_lanes(&mut self) -> Result<()> {
         self.splice_waiting()?;
         if let Some(lanes) = self.lanes.take() {
-            let writers = lanes.into_writers(&mut self.chunkers);
+            let writers = lanes.take_writers(&mut self.chunkers);
             if let Some(row_group) = &mut self.in_progress {
                 row_group.writers = writers;
             }
