@@ -69,19 +69,29 @@ impl<S: Send + 'static> Lane<S> {
     /// Queues `op` of size `size` (what [`Self::pending`] counts), to run
     /// after the operations queued before it; the lane's run is queued with
     /// `weight` if none is. Dropped unrun after a panic.
+    #[cfg(test)]
     pub(crate) fn push(&self, size: usize, weight: u64, op: Op<S>) {
+        if let Some(run) = self.queue_op(size, weight, op) {
+            self.inner.queue.push(run);
+        }
+    }
+
+    /// [`Self::push`], but the lane's run, if one is to be queued, is
+    /// returned for the caller to queue (with others, in one go).
+    pub(super) fn queue_op(&self, size: usize, weight: u64, op: Op<S>) -> Option<Entry> {
         let mut state = self.inner.lock();
         if state.panicked.is_some() {
-            return;
+            return None;
         }
         self.inner.pending.fetch_add(size, SeqCst);
         state.ops.push_back((size, op));
         state.weight = weight;
-        if !state.scheduled {
-            state.scheduled = true;
-            drop(state);
-            Inner::schedule(&self.inner, weight);
+        if state.scheduled {
+            return None;
         }
+        state.scheduled = true;
+        drop(state);
+        Some(Inner::run_entry(&self.inner, weight))
     }
 
     /// Total size of the operations queued or running.
@@ -124,14 +134,19 @@ impl<S: Send + 'static> Inner<S> {
 
     /// Queues a run of the lane.
     fn schedule(this: &Arc<Self>, weight: u64) {
+        this.queue.push(Inner::run_entry(this, weight));
+    }
+
+    /// A run of the lane, to queue.
+    fn run_entry(this: &Arc<Self>, weight: u64) -> Entry {
         let lane = Arc::clone(this);
-        this.queue.push(Entry {
+        Entry {
             group: Arc::clone(&this.group),
             class: Class::Lane,
             index: this.index,
             weight,
             job: Box::new(move || Inner::run(&lane)),
-        });
+        }
     }
 
     /// Runs the lane's queued operations in order: up to [`RUN`] of them

@@ -46,7 +46,7 @@ mod tests;
 
 #[cfg(any(feature = "async", test))]
 pub(crate) use driver::spawn as spawn_driver;
-pub(crate) use lane::Lane;
+pub(crate) use lane::{Lane, Op};
 pub(crate) use pages::{PageCounts, PageHelpers, Ticket};
 pub(crate) use results::Results;
 
@@ -199,6 +199,19 @@ impl Pool {
             index,
             value,
         )
+    }
+
+    /// Queues each `(lane, size, weight, op)` as [`Lane::push`] does, the
+    /// lanes' runs all at once (one wake-up for all the workers).
+    pub(crate) fn push_all<'a, S: Send + 'static>(
+        &self,
+        ops: impl IntoIterator<Item = (&'a Lane<S>, usize, u64, Op<S>)>,
+    ) {
+        let runs: Vec<_> = ops
+            .into_iter()
+            .filter_map(|(lane, size, weight, op)| lane.queue_op(size, weight, op))
+            .collect();
+        self.queue.push_all(runs);
     }
 
     /// Returns once `done` holds, running this writer's queued pages and

@@ -20,7 +20,7 @@
 
 use crate::cdc::Chunker;
 use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn};
-use crate::pool::{Lane, Pool, Take, run_caught};
+use crate::pool::{Lane, Op, Pool, Take, run_caught};
 use parquet::errors::{ParquetError, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -259,13 +259,11 @@ impl Lanes {
     /// row group's close).
     pub(super) fn begin(&self, writers: Vec<(usize, ArrowColumnWriter)>) -> Result<()> {
         self.check_count(writers.len())?;
-        for (lane, (_, writer)) in self.lanes.iter().zip(writers) {
-            lane.push(
-                0,
-                0,
-                Box::new(move |c: &mut Column| c.writer = Some(writer)),
-            );
-        }
+        let ops = self.lanes.iter().zip(writers).map(|(lane, (_, writer))| {
+            let op: Op<Column> = Box::new(move |c: &mut Column| c.writer = Some(writer));
+            (lane, 0, 0, op)
+        });
+        self.pool.push_all(ops);
         Ok(())
     }
 
@@ -288,10 +286,18 @@ impl Lanes {
         rows_left: Option<usize>,
     ) -> Result<()> {
         self.check_count(leaves.len())?;
-        for ((lane, leaf), leaf_column) in self.lanes.iter().zip(&self.leaves).zip(leaves) {
-            let op = Box::new(move |c: &mut Column| write_leaf(c, &leaf_column, rows, rows_left));
-            lane.push(rows, work(&self.costs, *leaf, rows), op);
-        }
+        let ops =
+            self.lanes
+                .iter()
+                .zip(&self.leaves)
+                .zip(leaves)
+                .map(|((lane, leaf), leaf_column)| {
+                    let op: Op<Column> = Box::new(move |c: &mut Column| {
+                        write_leaf(c, &leaf_column, rows, rows_left)
+                    });
+                    (lane, rows, work(&self.costs, *leaf, rows), op)
+                });
+        self.pool.push_all(ops);
         Ok(())
     }
 
@@ -320,36 +326,29 @@ impl Lanes {
     /// Queues each column's close; the chunks come to the returned row
     /// group's slots.
     pub(super) fn close(self: &Arc<Self>) -> Closing {
-        let slots = self
-            .lanes
-            .iter()
-            .zip(&self.leaves)
-            .map(|(lane, leaf)| {
-                let slot = Arc::new(ChunkSlot::default());
-                let filled = Arc::clone(&slot);
-                lane.push(
-                    0,
-                    1,
-                    Box::new(move |c: &mut Column| {
-                        // A failure stays with the column (what `check` reports);
-                        // the slot says where to look.
-                        let chunk = match (&c.error, c.writer.take()) {
-                            (Some(_), _) => Err(failed_column(&c.name)),
-                            (None, Some(writer)) => writer.close(),
-                            (None, None) => {
-                                Err(ParquetError::General("no column writer to close".into()))
-                            }
-                        };
-                        let chunk = chunk.map_err(|e| {
-                            c.fail(e);
-                            failed_column(&c.name)
-                        });
-                        filled.fill(chunk);
-                    }),
-                );
-                (*leaf, slot)
-            })
-            .collect();
+        let mut slots = Vec::with_capacity(self.lanes.len());
+        let mut ops = Vec::with_capacity(self.lanes.len());
+        for (lane, leaf) in self.lanes.iter().zip(&self.leaves) {
+            let slot = Arc::new(ChunkSlot::default());
+            let filled = Arc::clone(&slot);
+            let op: Op<Column> = Box::new(move |c: &mut Column| {
+                // A failure stays with the column (what `check` reports);
+                // the slot says where to look.
+                let chunk = match (&c.error, c.writer.take()) {
+                    (Some(_), _) => Err(failed_column(&c.name)),
+                    (None, Some(writer)) => writer.close(),
+                    (None, None) => Err(ParquetError::General("no column writer to close".into())),
+                };
+                let chunk = chunk.map_err(|e| {
+                    c.fail(e);
+                    failed_column(&c.name)
+                });
+                filled.fill(chunk);
+            });
+            ops.push((lane, 0, 1, op));
+            slots.push((*leaf, slot));
+        }
+        self.pool.push_all(ops);
         Closing {
             lanes: Arc::clone(self),
             slots,
