@@ -38,10 +38,11 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 /// The default of `ArrowWriter::with_min_parallel_work`, in nanoseconds:
-/// below about this much work, handing a write's columns to the workers
-/// and collecting them cost more than running them on the caller
-/// (measured on two columns of 8,192 rows, see the README).
-const DEFAULT_MIN_PARALLEL: u64 = 250_000;
+/// below about this much work, queuing a write's columns on their lanes
+/// (a lock per lane, one wake-up of the workers) and having another
+/// thread's caches fetch the column's state cost about as much as the
+/// work itself.
+const DEFAULT_MIN_PARALLEL: u64 = 50_000;
 
 /// The sink of a row-group writer.
 enum Sink<W: Write + Send> {

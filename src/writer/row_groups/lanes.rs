@@ -362,11 +362,18 @@ impl Lanes {
     }
 
     /// Waits (helping) until every lane has at most `bound` rows queued,
-    /// or `ready` holds.
-    pub(super) fn throttle(&self, bound: usize, mut ready: impl FnMut() -> bool) {
+    /// or `ready` holds; whether it was `ready`.
+    pub(super) fn throttle(&self, bound: usize, mut ready: impl FnMut() -> bool) -> bool {
+        let under = || self.lanes.iter().all(|l| l.pending() <= bound);
+        if under() {
+            return false;
+        }
+        let mut was_ready = false;
         self.pool.help_until(Take::Lightest, || {
-            ready() || self.lanes.iter().all(|l| l.pending() <= bound)
+            was_ready = ready();
+            was_ready || under()
         });
+        was_ready
     }
 
     /// The first failure of a column (in leaf order), once the lanes are

@@ -206,25 +206,28 @@ impl<W: Write + Send> RowGroupWriter<W> {
         self.poison(checked)
     }
 
-    /// After a write on the lanes: waits (helping) while the lanes hold
-    /// more than their share of queued rows, splicing the waiting row
-    /// group meanwhile once its chunks are in (the lanes then have work
-    /// queued for the other threads while this one copies). The share: a
-    /// quarter of a row group (at most 1,048,576 rows), or two such writes.
+    /// After a write on the lanes: splices the waiting row group once its
+    /// columns are closed, and waits (helping, and splicing it if it comes
+    /// in meanwhile) while the lanes hold more than their share of queued
+    /// rows: a quarter of a row group (at most 1,048,576 rows), or two such
+    /// writes.
     pub(super) fn throttle(&mut self, rows: usize) -> Result<()> {
         let group = self.max_rows.unwrap_or(1 << 20).min(1 << 20);
         let bound = (group / 4).max(2 * rows);
         loop {
             self.check_lanes()?;
+            if self.closing.as_ref().is_some_and(Closing::is_closed) {
+                self.splice_waiting()?;
+                continue;
+            }
             let Some(lanes) = &self.lanes else {
                 return Ok(());
             };
             let closing = &self.closing;
-            lanes.throttle(bound, || closing.as_ref().is_some_and(Closing::is_closed));
-            if !closing.as_ref().is_some_and(Closing::is_closed) {
+            let ready = || closing.as_ref().is_some_and(Closing::is_closed);
+            if !lanes.throttle(bound, ready) {
                 return Ok(());
             }
-            self.splice_waiting()?;
         }
     }
 
