@@ -94,6 +94,11 @@ impl<S: Send + 'static> Lane<S> {
         Some(Inner::run_entry(&self.inner, weight))
     }
 
+    /// The lane's number in its group ([`Take::Needed`](super::Take::Needed)).
+    pub(crate) fn index(&self) -> usize {
+        self.inner.index
+    }
+
     /// Total size of the operations queued or running.
     pub(crate) fn pending(&self) -> usize {
         self.inner.pending.load(SeqCst)

@@ -107,7 +107,8 @@ impl Group {
 pub(super) struct Entry {
     pub(super) group: Arc<Group>,
     pub(super) class: Class,
-    /// Task or lane number within its group ([`Take::InOrder`]).
+    /// Task or lane number within its group ([`Take::InOrder`],
+    /// [`Take::Needed`]).
     pub(super) index: usize,
     /// Estimated cost: heavier jobs of a class go first.
     pub(super) weight: u64,
@@ -258,6 +259,11 @@ impl Queue {
                     .min_by_key(|(_, e)| e.index)?;
                 at
             }
+            Take::Needed(index) => state
+                .jobs
+                .iter()
+                .position(|e| own(e) && e.index == index)
+                .or_else(|| state.jobs.iter().position(own))?,
         };
         let entry = state.jobs.remove(at);
         self.counted(&state);

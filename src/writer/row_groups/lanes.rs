@@ -163,9 +163,9 @@ impl Closing {
             .enumerate()
             .map(move |(at, (leaf, slot))| {
                 let lane = &lanes.lanes[at];
-                lanes
-                    .pool
-                    .help_until(Take::InOrder, || slot.is_filled() || lane.is_idle());
+                lanes.pool.help_until(Take::Needed(lane.index()), || {
+                    slot.is_filled() || lane.is_idle()
+                });
                 match slot.take() {
                     Some(Ok(chunk)) => Ok((leaf, chunk)),
                     // The column's own error, once its lane is idle.
@@ -190,7 +190,7 @@ impl Closing {
     pub(super) fn bytes(&self, bloom: bool) -> usize {
         self.lanes
             .pool
-            .help_until(Take::InOrder, || self.is_closed());
+            .help_until(Take::Needed(self.lanes.first_index()), || self.is_closed());
         self.slots.iter().map(|(_, s)| s.bytes(bloom)).sum()
     }
 
@@ -253,6 +253,11 @@ impl Lanes {
             costs,
             failed,
         }
+    }
+
+    /// The first lane's number.
+    fn first_index(&self) -> usize {
+        self.lanes.first().map_or(0, Lane::index)
     }
 
     /// Hands the next row group's `writers` to the lanes (after the last
