@@ -25,10 +25,10 @@
 //! workers take pages first, then tasks, then lane runs, heaviest first
 //! within each, skipping jobs of a writer whose share of workers is in
 //! use. A writer's own thread takes only its own jobs: the lightest
-//! ([`Take::Lightest`], so that it comes back to its own work soon), the
-//! lowest-numbered ([`Take::InOrder`], when it consumes results in order:
-//! it makes the one it needs next while the workers make the expensive
-//! ones), or the lane it needs next, else the heaviest ([`Take::Needed`]).
+//! ([`Take::Lightest`], so that it comes back to its own work soon), or,
+//! when it consumes results in order, the lane it needs next, else the
+//! heaviest ([`Take::Needed`]: it makes the one it needs next while the
+//! workers make the expensive ones).
 //!
 //! Workers are started when a writer first needs them (never more than
 //! the cap), and kept for the life of the process, idle when there is
@@ -87,11 +87,9 @@ pub(crate) type Outcome<T> = std::result::Result<T, String>;
 /// Which queued job the writer's own thread takes; see the module docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Take {
-    /// The lightest: results are wanted all together.
+    /// The lightest: results are wanted all together, or the thread has
+    /// its own work to come back to.
     Lightest,
-    /// The one with the lowest number: results are consumed in order as
-    /// they come.
-    InOrder,
     /// Lane `n`'s run, the result needed next, if it is queued; else the
     /// heaviest (while lane `n` runs elsewhere, the longest work left is
     /// best started now).

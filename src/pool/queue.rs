@@ -107,8 +107,7 @@ impl Group {
 pub(super) struct Entry {
     pub(super) group: Arc<Group>,
     pub(super) class: Class,
-    /// Task or lane number within its group ([`Take::InOrder`],
-    /// [`Take::Needed`]).
+    /// Task or lane number within its group ([`Take::Needed`]).
     pub(super) index: usize,
     /// Estimated cost: heavier jobs of a class go first.
     pub(super) weight: u64,
@@ -250,15 +249,6 @@ impl Queue {
         let own = |e: &Entry| Arc::ptr_eq(&e.group, group) && e.class == class;
         let at = match how {
             Take::Lightest => state.jobs.iter().rposition(own)?,
-            Take::InOrder => {
-                let (at, _) = state
-                    .jobs
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| own(e))
-                    .min_by_key(|(_, e)| e.index)?;
-                at
-            }
             Take::Needed(index) => state
                 .jobs
                 .iter()

@@ -69,7 +69,7 @@ fn results_in_order_as_they_come_and_an_early_drop_runs_the_rest() {
                 })
                 .collect()
         };
-        let mut results = pool.submit(counted(6), Take::InOrder);
+        let mut results = pool.submit(counted(6), Take::Needed(0));
         assert_eq!(results.size_hint(), (6, Some(6)));
         assert_eq!(results.next(), Some(Ok(0)));
         assert_eq!(results.next(), Some(Ok(1)));
@@ -150,7 +150,7 @@ fn lanes_run_in_order_and_the_owner_waits_for_them() {
                 );
             }
         }
-        pool.help_until(Take::InOrder, || {
+        pool.help_until(Take::Needed(0), || {
             lanes.iter().all(|l| l.pending() == 0 && l.is_idle())
         });
         for lane in &lanes {
