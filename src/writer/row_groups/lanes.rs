@@ -1,6 +1,7 @@
 //! The row-group writer's columns on the pool: one [`Lane`] per column
-//! writer position, kept for the whole file, which owns the column's
-//! writer (the current row group's) and its content-defined chunker.
+//! writer of a row group, which owns the column's writer (and, with
+//! content-defined chunking, its chunker: then one lane per column serves
+//! every row group, as the chunker goes on from one to the next).
 //!
 //! A write hands each column its part as an operation on its lane and
 //! returns without waiting for it: the next batch's work queues behind it,
