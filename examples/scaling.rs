@@ -23,6 +23,8 @@
 //! cargo run --release --example scaling -- --threads 1,2 --rounds 7
 //! # one table, configuration and shape:
 //! cargo run --release --example scaling -- --only wide16/zstd/64x --threads 1,2
+//! # parquet-flba only (the file is still checked against parquet's):
+//! cargo run --release --example scaling -- --writers flba --threads 1,2
 //! # a profile of parquet-flba on 2 threads (no other writer, no checks):
 //! cargo run --release --example scaling -- --only wide16/default/64x --profile 2
 //! ```
@@ -276,6 +278,7 @@ fn run() -> Result<(), String> {
     let mut threads = vec![1, 2, 4, 8, 16];
     let mut only: Option<String> = None;
     let mut profile: Option<usize> = None;
+    let mut writers = vec![Writer::Parquet, Writer::Columns, Writer::Flba];
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -284,9 +287,20 @@ fn run() -> Result<(), String> {
             "--threads" => threads = parse_list("--threads", &value()?)?,
             "--only" => only = Some(value()?),
             "--profile" => profile = Some(parse_count("--profile", &value()?)?),
+            "--writers" => {
+                writers = value()?
+                    .split(',')
+                    .map(|w| match w {
+                        "parquet" => Ok(Writer::Parquet),
+                        "columns" => Ok(Writer::Columns),
+                        "flba" => Ok(Writer::Flba),
+                        other => Err(format!("unknown writer {other} (parquet, columns, flba)")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             other => {
                 return Err(format!(
-                    "unknown argument {other} (--rounds N, --threads 1,2,..., --only TABLE/CONFIGURATION/SHAPE, --profile THREADS)"
+                    "unknown argument {other} (--rounds N, --threads 1,2,..., --only TABLE/CONFIGURATION/SHAPE, --writers parquet,columns,flba, --profile THREADS)"
                 ));
             }
         }
@@ -330,12 +344,18 @@ fn run() -> Result<(), String> {
                 }
                 // Every file is parquet's.
                 write(Writer::Parquet, 1, &batches, &props, &mut reference)?;
-                let mut runs: Vec<(Writer, usize)> = vec![(Writer::Parquet, 1)];
-                for &n in &threads {
-                    runs.push((Writer::Columns, n));
-                    runs.push((Writer::Flba, n));
+                let mut runs: Vec<(Writer, usize)> = Vec::new();
+                if writers.contains(&Writer::Parquet) {
+                    runs.push((Writer::Parquet, 1));
                 }
-                for &(writer, n) in &runs[1..] {
+                for &n in &threads {
+                    for writer in [Writer::Columns, Writer::Flba] {
+                        if writers.contains(&writer) {
+                            runs.push((writer, n));
+                        }
+                    }
+                }
+                for &(writer, n) in &runs {
                     write(writer, n, &batches, &props, &mut out)?;
                     if out != reference {
                         return Err(format!(

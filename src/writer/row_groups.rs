@@ -545,9 +545,15 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         }
         self.pool = (threads > 1).then(|| Pool::new(threads));
         // Compressed fast leaves compress their pages on the pool too (the
-        // writers of a row group already open keep compressing their own).
+        // writers of a row group already open keep compressing their own),
+        // when there are fewer columns than threads: with as many, the
+        // columns keep the threads busy, and handing a page out costs two
+        // more copies of it (into the job's buffer, and back).
+        let columns = self.factory.column_plan().leaves().len();
         let helpers = match &mut self.pool {
-            Some(pool) if self.factory.compresses_fast_leaves() => Some(pool.page_helpers()),
+            Some(pool) if self.factory.compresses_fast_leaves() && columns < threads => {
+                Some(pool.page_helpers())
+            }
             _ => None,
         };
         self.factory.set_page_helpers(helpers);

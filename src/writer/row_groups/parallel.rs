@@ -206,17 +206,24 @@ impl<W: Write + Send> RowGroupWriter<W> {
         self.poison(checked)
     }
 
-    /// After a write on the lanes: splices the waiting row group once its
-    /// columns are closed, and waits (helping, and splicing it if it comes
-    /// in meanwhile) while the lanes hold more than their share of queued
-    /// rows: a quarter of a row group (at most 1,048,576 rows), or two such
-    /// writes.
+    /// After a write on the lanes: waits (helping) while the lanes hold
+    /// more than their share of queued rows (half a row group, at most
+    /// 1,048,576 rows, or two such writes), and splices the waiting row
+    /// group once its columns are closed, either then (so that the other
+    /// threads have work queued while this one copies: copying a row group
+    /// out takes about as long as encoding a good part of one) or once the
+    /// row group in progress is half full (so that no more is held).
     pub(super) fn throttle(&mut self, rows: usize) -> Result<()> {
         let group = self.max_rows.unwrap_or(1 << 20).min(1 << 20);
-        let bound = (group / 4).max(2 * rows);
+        let bound = (group / 2).max(2 * rows);
         loop {
             self.check_lanes()?;
-            if self.closing.as_ref().is_some_and(Closing::is_closed) {
+            let ready = self.closing.as_ref().is_some_and(Closing::is_closed);
+            let half_full = self
+                .in_progress
+                .as_ref()
+                .is_some_and(|rg| 2 * rg.rows >= group);
+            if ready && half_full {
                 self.splice_waiting()?;
                 continue;
             }
@@ -228,6 +235,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             if !lanes.throttle(bound, ready) {
                 return Ok(());
             }
+            self.splice_waiting()?;
         }
     }
 
