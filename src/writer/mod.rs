@@ -365,8 +365,10 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Brings the reservation in line with the memory now held: grows it if
     /// encoding needed more than predicted, gives back unneeded blocks.
     fn settle_reservation(&mut self) -> Result<()> {
-        let held = self.engine.get().memory_size();
+        // Only with a reservation: on several threads, `memory_size` waits
+        // for the columns' queued work.
         if let Some(r) = &mut self.reservation {
+            let held = self.engine.get().memory_size();
             r.ensure(held)?;
             r.settle(held);
         }
