@@ -61,6 +61,9 @@ pub struct AsyncArrowWriter<W> {
     /// Away on a worker thread while a call encodes there; `None` after
     /// such a call was cancelled or panicked.
     encoder: Option<ArrowWriter<Vec<u8>>>,
+    /// The encoder's column plan, kept here so that it outlives a lost
+    /// encoder.
+    plan: crate::ColumnPlan,
     /// Threads that encode ([`Self::with_threads`]).
     threads: usize,
     /// The caller's writer.
@@ -95,12 +98,10 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         schema: SchemaRef,
         options: ArrowWriterOptions,
     ) -> Result<Self> {
+        let encoder = ArrowWriter::try_new_with_options(Vec::new(), schema, options)?;
         Ok(Self {
-            encoder: Some(ArrowWriter::try_new_with_options(
-                Vec::new(),
-                schema,
-                options,
-            )?),
+            plan: encoder.column_plan().clone(),
+            encoder: Some(encoder),
             threads: 1,
             destination,
         })
@@ -171,6 +172,12 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         self.encoder
             .as_ref()
             .map_or(0, ArrowWriter::reserved_memory)
+    }
+
+    /// Which writer encodes each leaf column, and why; see
+    /// [`ArrowWriter::column_plan`].
+    pub fn column_plan(&self) -> &crate::ColumnPlan {
+        &self.plan
     }
 
     /// Metadata of the row groups flushed so far.

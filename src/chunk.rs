@@ -27,8 +27,8 @@ use recycle::Blocks;
 pub use recycle::{DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_limit};
 pub(crate) use splice::FlbaChunk;
 
+use crate::compat::{PageKey, PageStore};
 use bytes::BytesMut;
-use parquet::arrow::arrow_writer::{PageKey, PageStore};
 use parquet::errors::{ParquetError, Result};
 
 const FIRST_BLOCK: usize = 64 * 1024;

@@ -40,6 +40,7 @@ mod cdc;
 mod chunk;
 mod column;
 mod compat;
+mod cpu;
 mod encoding;
 mod factory;
 mod hybrid;
@@ -51,6 +52,7 @@ mod plan;
 mod pool;
 mod schema;
 mod sink;
+#[cfg(not(feature = "parquet-58"))]
 mod spill;
 mod validate;
 mod values;
@@ -60,12 +62,16 @@ pub use chunk::{DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_li
 pub use column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, compute_leaves};
 pub use factory::ArrowRowGroupWriterFactory;
 pub use memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener};
+/// `parquet`'s page store API (parquet 59 and later; not with the
+/// `parquet-58` feature).
+#[cfg(not(feature = "parquet-58"))]
 pub use parquet::arrow::arrow_writer::{
     InMemoryPageStore, InMemoryPageStoreFactory, PageKey, PageStore, PageStoreArgs,
     PageStoreFactory,
 };
 pub use plan::{ColumnPlan, DelegateReason, LeafKind, LeafPath, LeafPlan};
 pub use pool::{set_worker_threads, worker_threads, worker_threads_started};
+#[cfg(not(feature = "parquet-58"))]
 pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions};
 

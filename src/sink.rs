@@ -3,7 +3,7 @@
 //! (flushed row groups, byte counts, footer).
 //!
 //! Two sinks: [`FileSink`] appends the chunks to a `SerializedFileWriter`;
-//! the hybrid sink ([`crate::hybrid`], content-defined chunking on a table
+//! the hybrid sink (`hybrid::SpliceSink`, content-defined chunking on a table
 //! that mixes fast and `parquet` leaves) also runs an inner `parquet` writer
 //! for the leaves the row-group writer leaves to it and splices its chunks
 //! in. The row-group writer does not know which it has.

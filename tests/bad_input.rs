@@ -145,7 +145,7 @@ fn assert_recovers(name: &str, schema: &SchemaRef, props: WriterProperties, scri
     }
 }
 
-/// parquet 59 does not check required fields for nulls (docs/parquet-59.md
+/// parquet 59 does not check required fields for nulls (docs/releases.md
 /// D15): it writes a null slot's stored bytes. Under the `parquet-59`
 /// feature the "bad" batch of the tests below is then data: after a good
 /// batch of 100 rows, both writers must write the same file from it, in
@@ -363,7 +363,7 @@ fn decimal128_byte_width_boundaries_every_precision() {
 fn integer_decimal_boundaries() {
     let int32 = (i128::from(i32::MAX), i128::from(i32::MIN), "INT32");
     let int64 = (i128::from(i64::MAX), i128::from(i64::MIN), "INT64");
-    // Precision 1 is INT64 under parquet 59 (docs/parquet-59.md D14).
+    // Precision 1 is INT64 under parquet 59 (docs/releases.md D14).
     let precision_one = if release::PARQUET_60 { int32 } else { int64 };
     let cases: Vec<(DataType, (i128, i128, &str))> = vec![
         (DataType::Decimal128(9, 2), int32),
@@ -743,7 +743,7 @@ fn null_in_required_fsb_column() {
     let schema = schema1("uuid", DataType::FixedSizeBinary(16), false);
     let mut g = Gen::new("null_in_required_fsb");
     let bad_batch = with_nulls_in(&schema, 0, &mut g, 50);
-    if cfg!(feature = "parquet-59") {
+    if !release::PARQUET_60 {
         let configs = built_configs();
         same_file_without_required_check(
             "null_in_required_fsb",
@@ -781,7 +781,7 @@ fn null_in_required_decimal_and_float16_columns() {
         let schema = schema1("c", dt, false);
         let mut g = Gen::new(&name);
         let bad_batch = with_nulls_in(&schema, 0, &mut g, 50);
-        if cfg!(feature = "parquet-59") {
+        if !release::PARQUET_60 {
             let configs = vec![("default", WriterProperties::default())];
             same_file_without_required_check(&name, &schema, &mut g, &bad_batch, configs);
             continue;
@@ -807,7 +807,7 @@ fn null_in_required_fsb_after_other_columns() {
     ]);
     let mut g = Gen::new("null_after_other_columns");
     let bad_batch = with_nulls_in(&schema, 2, &mut g, 60);
-    if cfg!(feature = "parquet-59") {
+    if !release::PARQUET_60 {
         let configs = vec![("default", WriterProperties::default())];
         let name = "null_after_other_columns";
         same_file_without_required_check(name, &schema, &mut g, &bad_batch, configs);
@@ -853,7 +853,7 @@ fn null_in_required_int64_after_flba_columns() {
     ]);
     let mut g = Gen::new("null_in_int64_after_flba");
     let bad_batch = with_nulls_in(&schema, 2, &mut g, 60);
-    if cfg!(feature = "parquet-59") {
+    if !release::PARQUET_60 {
         let configs = built_configs();
         let name = "null_in_int64_after_flba";
         same_file_without_required_check(name, &schema, &mut g, &bad_batch, configs);
@@ -1150,7 +1150,7 @@ fn repeated_failures_keep_the_writer_consistent() {
             ),
             good(price_batch(&schema, 85, 60, None)),
         ];
-        if cfg!(feature = "parquet-59") {
+        if !release::PARQUET_60 {
             // Nulls in a required field are data to parquet 59 (D15).
             script.remove(2);
         }

@@ -460,9 +460,7 @@ mod nulls {
                 ("v2_small", v2(small_pages(props()))),
                 (
                     "bloom",
-                    props()
-                        .set_bloom_filter_enabled(true)
-                        .set_bloom_filter_max_ndv(100),
+                    props().set_bloom_filter_enabled(true).bloom_max_ndv(100),
                 ),
             ] {
                 f.identical(&format!("{name}/{cfg}"), &schema, &batches, b.build());
@@ -1305,7 +1303,7 @@ mod bloom {
                 for dict in [true, false] {
                     let p = props()
                         .set_bloom_filter_enabled(true)
-                        .set_bloom_filter_max_ndv(ndv)
+                        .bloom_max_ndv(ndv)
                         .set_bloom_filter_fpp(fpp)
                         .set_dictionary_enabled(dict)
                         .build();
@@ -1329,8 +1327,8 @@ mod bloom {
         let p = props()
             .set_column_bloom_filter_enabled(col("uuid"), true)
             .set_column_bloom_filter_fpp(col("price"), 0.01)
-            .set_column_bloom_filter_max_ndv(col("amount"), 50)
-            .set_column_bloom_filter_max_ndv(col("half"), 7)
+            .column_bloom_max_ndv(col("amount"), 50)
+            .column_bloom_max_ndv(col("half"), 7)
             .set_column_bloom_filter_fpp(col("half"), 0.2)
             .build();
         assert_identical("bloom_per_column", schema.clone(), &batches, p);
@@ -1363,7 +1361,7 @@ mod bloom {
                     ] {
                         let p = b
                             .set_bloom_filter_enabled(true)
-                            .set_bloom_filter_max_ndv(500)
+                            .bloom_max_ndv(500)
                             .set_bloom_filter_position(position)
                             .bloom_for_dictionary_chunks(for_dict)
                             .set_max_row_group_row_count(Some(180))
@@ -1622,7 +1620,7 @@ mod options {
     #[test]
     fn write_path_in_schema_off() {
         let (schema, batches) = table("path_in_schema");
-        let p = props().set_write_path_in_schema(false).build();
+        let p = props().path_in_schema(false).build();
         assert_identical("write_path_in_schema_off", schema, &batches, p);
     }
 
@@ -1660,6 +1658,7 @@ mod options {
         assert_identical_opts("explicit_parquet_schema", schema, &batches, opts);
     }
 
+    #[cfg(not(feature = "parquet-58"))]
     #[test]
     fn custom_page_store_factory() {
         let (schema, batches) = table("page_store");
@@ -2072,7 +2071,7 @@ mod column_api {
         ];
         let p = props()
             .set_bloom_filter_enabled(true)
-            .set_bloom_filter_max_ndv(100)
+            .bloom_max_ndv(100)
             .build();
         let tweak = |c: &mut parquet::column::writer::ColumnCloseResult| {
             c.column_index = None;

@@ -173,7 +173,7 @@ fn assert_dictionary_fallback(name: &str, md: &ParquetMetaData, column: &str) {
     let v1 = stats.iter().any(|s| s.page_type == PageType::DATA_PAGE);
     if v1 && !common::release::PARQUET_60 {
         // parquet 59 gives FIXED_LEN_BYTE_ARRAY no dictionary under
-        // PARQUET_1_0 (docs/parquet-59.md D1).
+        // PARQUET_1_0 (docs/releases.md D1).
         assert!(
             dict == 0 && plain > 0,
             "{name}: column {column} has a dictionary under PARQUET_1_0 with parquet 59 \

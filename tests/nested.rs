@@ -951,7 +951,7 @@ fn take_rows(array: &ArrayRef, indices: &[i64]) -> ArrayRef {
     let data = array.to_data();
     let mut out = arrow_data::transform::MutableArrayData::new(vec![&data], false, indices.len());
     for &i in indices {
-        out.try_extend(0, i as usize, i as usize + 1).unwrap();
+        release::extend_from(&mut out, 0, i as usize, i as usize + 1);
     }
     make_array(out.freeze())
 }
@@ -2038,6 +2038,8 @@ mod encoded {
 
     /// `RunEndEncoded<Int32, FLBA>` schema fields: values nullable or not,
     /// the field nullable or not, top level and in a struct and a list.
+    /// (parquet 58 cannot write them: `release::d16_run_end_encoded_field`.)
+    #[cfg(not(feature = "parquet-58"))]
     #[test]
     fn run_end_encoded_fields() {
         let mut fields = Vec::new();
@@ -2221,7 +2223,7 @@ mod config_space {
                     .set_column_dictionary_page_size_limit(path.clone(), 64),
                 2 => b
                     .set_column_bloom_filter_enabled(path.clone(), true)
-                    .set_column_bloom_filter_max_ndv(path.clone(), 50)
+                    .column_bloom_max_ndv(path.clone(), 50)
                     .set_column_data_page_size_limit(path.clone(), 128),
                 3 => b
                     .set_column_statistics_enabled(path.clone(), EnabledStatistics::Chunk)
@@ -2350,6 +2352,7 @@ mod options {
 
     /// A custom page store: same file, and the store of every column
     /// (including the nested fast leaves) is created with its true index.
+    #[cfg(not(feature = "parquet-58"))]
     #[test]
     fn page_store_factory() {
         let (schema, batches) = table("options/page_store");
@@ -2801,7 +2804,7 @@ mod bad_input {
         );
     }
 
-    // Nulls in required fields are data to parquet 59 (docs/parquet-59.md
+    // Nulls in required fields are data to parquet 59 (docs/releases.md
     // D15), and arrow 59 refuses most of these arrays anyway.
     #[test]
     #[cfg(feature = "parquet-60")]

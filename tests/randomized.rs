@@ -273,7 +273,7 @@ fn random_props(
         b = b.set_bloom_filter_enabled(true);
         let ndv = *g.pick(&[10u64, 1000, 100_000]);
         let fpp = *g.pick(&[0.01, 0.05, 0.3]);
-        b = b.set_bloom_filter_max_ndv(ndv).set_bloom_filter_fpp(fpp);
+        b = b.bloom_max_ndv(ndv).set_bloom_filter_fpp(fpp);
         let pos = *g.pick(&[BloomFilterPosition::AfterRowGroup, BloomFilterPosition::End]);
         let for_dict = g.chance(0.5);
         b = b

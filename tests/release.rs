@@ -1,11 +1,12 @@
-//! One test per byte-level difference between parquet 59.2 and 60.1 that
-//! this crate follows (`docs/parquet-59.md`, rows D1–D15). Each writes the
-//! case with `parquet::arrow::ArrowWriter` of the selected release and with
-//! `parquet_flba::ArrowWriter`, requires identical files (or the same
+//! One test per byte-level difference between parquet 58.4, 59.3 and 60.1
+//! that this crate follows (`docs/releases.md`, rows D1–D21). Each writes
+//! the case with `parquet::arrow::ArrowWriter` of the selected release and
+//! with `parquet_flba::ArrowWriter`, requires identical files (or the same
 //! error), and then asserts the selected release's behaviour itself — so
 //! that moving to another release shows up as a failure naming the
-//! behaviour, not as a byte offset. Run with the default features (60) and
-//! with `--no-default-features --features parquet-59`.
+//! behaviour, not as a byte offset. Run with the default features (60),
+//! with `--no-default-features --features parquet-59` and with
+//! `--no-default-features --features parquet-58`.
 
 include!("../src/versions.rs");
 
@@ -33,6 +34,9 @@ use parquet_flba::{
 };
 
 const V59: bool = cfg!(feature = "parquet-59");
+const V58: bool = cfg!(feature = "parquet-58");
+/// 58 and 59 behave alike in D1–D5 and D13–D15.
+const BEFORE_60: bool = V59 || V58;
 
 /// parquet's file, after checking that parquet_flba writes the same bytes
 /// (and that the FLBA leaf took the fast path, unless `fast` is false).
@@ -121,6 +125,7 @@ const F16_NAN: u16 = 0x7E00;
 #[test]
 fn release_is_the_selected_one() {
     let line = if V59 { "59." } else { "60." };
+    let line = if V58 { "58." } else { line };
     assert!(PARQUET_RELEASE.starts_with(line), "{PARQUET_RELEASE}");
     let created_by = WriterProperties::default().created_by().to_string();
     assert_eq!(created_by, format!("parquet-rs version {PARQUET_RELEASE}"));
@@ -146,7 +151,7 @@ fn d1_flba_dictionary_under_v1() {
     let md = metadata(&file);
     let c = column0(&md);
     let encodings: Vec<Encoding> = c.encodings().collect();
-    if V59 {
+    if BEFORE_60 {
         assert_eq!(c.dictionary_page_offset(), None);
         assert_eq!(encodings, [Encoding::PLAIN, Encoding::RLE]);
     } else {
@@ -185,7 +190,7 @@ fn d2_float16_zeros() {
         let md = metadata(&file);
         let (min, max) = stats_min_max(column0(&md).statistics().unwrap());
         let le = |b: u16| Some(b.to_le_bytes().to_vec());
-        let want = match (name, V59) {
+        let want = match (name, BEFORE_60) {
             ("pos_zero_min", true) => (le(F16_NEG_ZERO), le(F16_ONE)),
             ("pos_zero_min", false) => (le(F16_POS_ZERO), le(F16_ONE)),
             ("neg_zero_max", true) => (le(F16_MINUS_ONE), le(F16_POS_ZERO)),
@@ -212,7 +217,7 @@ fn d3_d4_float16_nan() {
     let md = metadata(&file);
     let stats = column0(&md).statistics().unwrap();
     let index = common::release::column_index(&md, 0, 0);
-    if V59 {
+    if BEFORE_60 {
         assert_eq!(stats_min_max(stats), (None, None));
         assert!(index.is_none(), "59 drops the column index: {index:?}");
         assert_eq!(nan_count(stats), None);
@@ -232,7 +237,7 @@ fn d3_d4_float16_nan() {
     let stats = column0(&md).statistics().unwrap();
     let two = Some(F16_TWO.to_le_bytes().to_vec());
     assert_eq!(stats_min_max(stats), (two.clone(), two));
-    assert_eq!(nan_count(stats), if V59 { None } else { Some(1) });
+    assert_eq!(nan_count(stats), if BEFORE_60 { None } else { Some(1) });
 }
 
 /// D5: Float16's column order: SIGNED type-defined order in 59 (so chunk
@@ -267,7 +272,7 @@ fn d5_float16_column_order() {
         );
         let md = metadata(&file);
         let order = md.file_metadata().column_order(0);
-        if V59 {
+        if BEFORE_60 {
             assert_eq!(
                 order,
                 ColumnOrder::TYPE_DEFINED_ORDER(SortOrder::SIGNED),
@@ -321,7 +326,10 @@ fn pages(file: &Bytes) -> usize {
 
 /// D9, D10: DELTA_BYTE_ARRAY with a page limit below one value: 60 and
 /// 59.3 exempt a page's first value (59.2 cut a page after every value);
-/// windows count values in 60, levels in 59.
+/// windows count values in 60, levels in 59. (58 has no windows, D20, and
+/// writes each batch whole: `d9_delta_first_value_exemption` and
+/// `d20_byte_budget_windows` pin it there.)
+#[cfg(not(feature = "parquet-58"))]
 #[test]
 fn d9_d10_delta_byte_array_tiny_pages() {
     let schema = schema1("u", DataType::FixedSizeBinary(16), true);
@@ -376,7 +384,7 @@ fn d13_dictionary_of_fixed_size_binary() {
     ] {
         let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone())).unwrap();
         let leaf = &w.column_plan().leaves()[0];
-        if V59 {
+        if BEFORE_60 {
             assert_eq!(leaf.reason(), Some(DelegateReason::WrappedUnderParquet59));
         } else {
             assert_eq!(leaf.path(), LeafPath::Fast, "{name}");
@@ -389,7 +397,11 @@ fn d13_dictionary_of_fixed_size_binary() {
         );
         let md = metadata(&file);
         let unencoded = column0(&md).unencoded_byte_array_data_bytes();
-        assert_eq!(unencoded, if V59 { Some(400) } else { None }, "{name}");
+        assert_eq!(
+            unencoded,
+            if BEFORE_60 { Some(400) } else { None },
+            "{name}"
+        );
     }
 }
 
@@ -403,7 +415,7 @@ fn d14_precision_one_decimal() {
         .unwrap();
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(array) as ArrayRef]).unwrap();
     let (up, ours) = write_one(&schema, &batch);
-    if V59 {
+    if BEFORE_60 {
         assert!(up.is_err(), "parquet 59 writes Decimal32(1, 0)");
         assert!(ours.is_err(), "parquet_flba writes what parquet 59 rejects");
         // Left to parquet (which rejects it), not written by the fast path.
@@ -428,7 +440,7 @@ fn d14_precision_one_decimal() {
         &[batch],
         WriterProperties::default(),
     );
-    let want = if V59 {
+    let want = if BEFORE_60 {
         PhysicalType::INT64
     } else {
         PhysicalType::INT32
@@ -461,13 +473,13 @@ fn d15_required_field_with_dictionary_nulls() {
         let (up, ours) = write_one(&schema, &batch);
         match (up, ours) {
             (Ok(up), Ok(ours)) => {
-                if !V59 {
+                if !BEFORE_60 {
                     panic!("{name}: parquet 60 accepted nulls in a required field");
                 }
                 assert_eq!(up, ours, "{name}: files differ");
             }
             (Err(e), Err(_)) => {
-                if V59 {
+                if BEFORE_60 {
                     panic!("{name}: parquet 59 rejected the batch: {e}");
                 }
             }
@@ -477,5 +489,174 @@ fn d15_required_field_with_dictionary_nulls() {
                 ours.map(|_| ())
             ),
         }
+    }
+}
+
+/// D9 with one-value batches (`write_batch_size(1)`), so that every
+/// release cuts at the same places but for the exemption: 58 cuts a page
+/// after every value once one value exceeds the limit; 59.3 and 60 exempt
+/// a page's first value (8 values a page).
+#[test]
+fn d9_delta_first_value_exemption() {
+    let schema = schema1("u", DataType::FixedSizeBinary(16), false);
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_encoding(Encoding::DELTA_BYTE_ARRAY)
+        .set_data_page_size_limit(8)
+        .set_write_batch_size(1)
+        .build();
+    let values = (0..40u8).map(|i| {
+        let mut v = vec![7u8; 16];
+        v[15] = i;
+        Some(v)
+    });
+    let batch = fsb_batch(&schema, values.collect(), 16);
+    assert_eq!(fast_leaves(&schema, &props), [true]);
+    let file = both("d9/one_value_batches", &schema, &[batch], props);
+    assert_eq!(pages(&file), if V58 { 40 } else { 5 });
+}
+
+/// The rows of each data page of `(row_group, column)`.
+fn page_rows(file: &Bytes, row_group: usize) -> Vec<i64> {
+    let md = metadata(file);
+    let rows = md.row_group(row_group).num_rows();
+    let starts: Vec<i64> = common::release::offset_index(&md, row_group, 0)
+        .unwrap()
+        .page_locations()
+        .iter()
+        .map(|l| l.first_row_index)
+        .collect();
+    starts
+        .iter()
+        .zip(starts.iter().skip(1).chain([&rows]))
+        .map(|(a, b)| b - a)
+        .collect()
+}
+
+/// D19: a nullable column without nulls has compact levels; 59 and 60 cut
+/// such a write into batches of `data_page_row_count_limit` levels, 58
+/// into batches of `write_batch_size` (pages are cut between batches, so
+/// the row limit of 3,000 ends 58's first page at 3 × 1,024 rows).
+#[test]
+fn d19_compact_levels_batch_size() {
+    let schema = schema1("u", DataType::FixedSizeBinary(16), true);
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_data_page_row_count_limit(3000)
+        .set_write_batch_size(1024)
+        .build();
+    // No validity buffer at all (all-valid bits in a buffer materialise the
+    // levels in every release).
+    let values = FixedSizeBinaryArray::try_from_iter((0..5000).map(|i| [i as u8; 16])).unwrap();
+    assert!(values.nulls().is_none());
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values) as ArrayRef]).unwrap();
+    assert_eq!(fast_leaves(&schema, &props), [true]);
+    let file = both("d19", &schema, &[batch], props);
+    let want: &[i64] = if V58 { &[3072, 1928] } else { &[3000, 2000] };
+    assert_eq!(page_rows(&file, 0), want);
+}
+
+/// D20: a batch whose values overflow the page byte budget is written in
+/// windows by 59 and 60 (pages of about the limit); 58 writes it whole
+/// (a page per batch of `write_batch_size` values).
+#[test]
+fn d20_byte_budget_windows() {
+    let schema = schema1("u", DataType::FixedSizeBinary(16), false);
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_data_page_size_limit(4096)
+        .build();
+    let batch = fsb_batch(
+        &schema,
+        (0..2000).map(|i| Some(vec![i as u8; 16])).collect(),
+        16,
+    );
+    assert_eq!(fast_leaves(&schema, &props), [true]);
+    let file = both("d20", &schema, &[batch], props);
+    let rows = page_rows(&file, 0);
+    if V58 {
+        assert_eq!(rows, [1024, 976]);
+    } else {
+        // Windows of 257 values (4,096 bytes hold 256; the one crossing the
+        // budget is in), restarting with each batch of 1,024 levels: the
+        // fourth page takes the first batch's last 253 values and 257 more.
+        assert_eq!(rows, [257, 257, 257, 510, 257, 257, 205]);
+    }
+}
+
+/// D21: parquet 58 holds a dictionary column's data pages back until the
+/// dictionary page is written, and its size estimate counts them without
+/// their headers; 59 and 60 hand them on at once, headers counted. So
+/// `in_progress_size` after many small dictionary pages is below their
+/// stored size in 58, above it in 59 and 60 — and row groups split by
+/// `max_row_group_bytes` fall elsewhere.
+#[test]
+fn d21_held_dictionary_pages_in_the_size_estimate() {
+    let schema = schema1("u", DataType::FixedSizeBinary(16), true);
+    let builder = || {
+        WriterProperties::builder()
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_data_page_row_count_limit(10)
+            .set_write_batch_size(10)
+    };
+    let batch = fsb_batch(
+        &schema,
+        (0..100).map(|i| Some(vec![(i % 2) as u8; 16])).collect(),
+        16,
+    );
+    assert_eq!(fast_leaves(&schema, &builder().build()), [true]);
+    // The oracle compares `in_progress_size` after every write too.
+    let file = both(
+        "d21/estimate",
+        &schema,
+        std::slice::from_ref(&batch),
+        builder().build(),
+    );
+    let mut w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(builder().build())).unwrap();
+    w.write(&batch).unwrap();
+    let estimate = w.in_progress_size() as i64;
+    w.close().unwrap();
+    let md = metadata(&file);
+    let data_pages: i64 = common::release::offset_index(&md, 0, 0)
+        .unwrap()
+        .page_locations()
+        .iter()
+        .map(|l| i64::from(l.compressed_page_size))
+        .sum();
+    assert_eq!(pages(&file), 10);
+    if V58 {
+        assert!(estimate < data_pages, "{estimate} vs {data_pages}");
+    } else {
+        assert!(estimate > data_pages, "{estimate} vs {data_pages}");
+    }
+    // The byte limit then splits row groups where parquet does.
+    let batches: Vec<RecordBatch> = (0..6).map(|_| batch.clone()).collect();
+    let props = builder().set_max_row_group_bytes(Some(600)).build();
+    let file = both("d21/row_groups", &schema, &batches, props);
+    let md = metadata(&file);
+    let rows: Vec<i64> = md.row_groups().iter().map(|rg| rg.num_rows()).collect();
+    if V58 {
+        // The estimate, without the headers, stays under the limit.
+        assert_eq!(rows, [600]);
+    } else {
+        assert_eq!(rows, [210, 211, 179]);
+    }
+}
+
+/// D16: parquet 58 cannot write a run-end-encoded field at all (its schema
+/// converter refuses it); 59 and 60 write the values' column.
+#[test]
+fn d16_run_end_encoded_field() {
+    let run_ends = Int32Array::from(vec![2, 5]);
+    let values = FixedSizeBinaryArray::try_from_iter([[1u8, 2], [3, 4]].into_iter()).unwrap();
+    let ree = arrow_array::RunArray::<Int32Type>::try_new(&run_ends, &values).unwrap();
+    let schema = schema1("r", ree.data_type().clone(), true);
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ree) as ArrayRef]).unwrap();
+    let (up, ours) = write_one(&schema, &batch);
+    if V58 {
+        let (up, ours) = (up.unwrap_err(), ours.unwrap_err());
+        assert_eq!(up.to_string(), ours.to_string());
+    } else {
+        assert_eq!(up.unwrap(), ours.unwrap());
     }
 }

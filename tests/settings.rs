@@ -24,7 +24,7 @@ use common::*;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, SortingColumn};
 use parquet::file::properties::{
-    BloomFilterProperties, CdcOptions, WriterProperties, WriterPropertiesBuilder, WriterVersion,
+    CdcOptions, WriterProperties, WriterPropertiesBuilder, WriterVersion,
 };
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnPath;
@@ -146,24 +146,11 @@ fn bloom_filter_properties_per_column() {
     for (path, schema, builder) in paths() {
         let name = format!("bloom_filter_properties/{path}");
         let batches = batches(&name, &schema);
+        // (`Props59`: parquet 58 sets FPP and NDV one by one.)
         let props = builder
-            .set_bloom_filter_properties(
-                BloomFilterProperties::builder()
-                    .with_fpp(0.2)
-                    .with_max_ndv(100)
-                    .build(),
-            )
-            .set_column_bloom_filter_properties(
-                col("price"),
-                BloomFilterProperties::builder()
-                    .with_fpp(0.001)
-                    .with_max_ndv(20_000)
-                    .build(),
-            )
-            .set_column_bloom_filter_properties(
-                col("half"),
-                BloomFilterProperties::builder().with_fpp(0.05).build(),
-            )
+            .bloom_properties(0.2, Some(100))
+            .column_bloom_properties(col("price"), 0.001, Some(20_000))
+            .column_bloom_properties(col("half"), 0.05, None)
             .set_column_bloom_filter_enabled(col("uuid"), false)
             .build();
         f.identical(&name, &schema, &batches, props.clone());

@@ -5,6 +5,9 @@
 //! time (see [`serial`]) and peak heap figures are those of the test that
 //! measures them.
 
+// parquet 58 has no page stores (`SpillPageStoreFactory` needs parquet 59+).
+#![cfg(not(feature = "parquet-58"))]
+
 include!("../src/versions.rs");
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -17,12 +17,15 @@ use arrow_array::{ArrayRef, Decimal128Array, RecordBatch};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use bytes::Bytes;
 use common::*;
+#[cfg(not(feature = "parquet-58"))]
 use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
 use parquet::basic::Compression;
-use parquet::errors::{ParquetError, Result as PqResult};
+use parquet::errors::Result as PqResult;
 use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder, WriterVersion};
 use parquet::schema::types::ColumnPath;
-use parquet_flba::{ArrowWriter, MemoryListener, SpillPageStoreFactory};
+#[cfg(not(feature = "parquet-58"))]
+use parquet_flba::SpillPageStoreFactory;
+use parquet_flba::{ArrowWriter, MemoryListener};
 
 /// Thread counts: the caller alone, two, four, and more than the table's
 /// 13 leaves. On four threads writes too small to hand out stay on the
@@ -287,6 +290,7 @@ fn all_fast_and_all_parquet_tables() {
 /// A user's page store (every store created once, in file order, whatever
 /// the thread count) and the spilling store, on a mixed table with and
 /// without content-defined chunking.
+#[cfg(not(feature = "parquet-58"))]
 #[test]
 fn page_stores_work_on_worker_threads() {
     let schema = wide_schema();
@@ -419,6 +423,7 @@ fn worker_errors_surface_and_the_writer_stays_usable() {
 
 /// A page store that panics on its `trigger`-th page of column `column`,
 /// or fails instead of panicking.
+#[cfg(not(feature = "parquet-58"))]
 #[derive(Debug)]
 struct FaultyStores {
     column: usize,
@@ -427,6 +432,7 @@ struct FaultyStores {
 }
 
 /// A [`VecPageStore`] that fails (or panics) at its `fail_at`-th page.
+#[cfg(not(feature = "parquet-58"))]
 struct FaultyStore {
     inner: VecPageStore,
     stored: usize,
@@ -434,13 +440,16 @@ struct FaultyStore {
     panic: bool,
 }
 
+#[cfg(not(feature = "parquet-58"))]
 impl PageStore for FaultyStore {
     fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
         if Some(self.stored) == self.fail_at {
             if self.panic {
                 panic!("the store broke");
             }
-            return Err(ParquetError::General("the store is full".into()));
+            return Err(parquet::errors::ParquetError::General(
+                "the store is full".into(),
+            ));
         }
         self.stored += 1;
         self.inner.put(value)
@@ -451,6 +460,7 @@ impl PageStore for FaultyStore {
     }
 }
 
+#[cfg(not(feature = "parquet-58"))]
 impl PageStoreFactory for FaultyStores {
     fn create(&self, args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
         Ok(Box::new(FaultyStore {
@@ -469,6 +479,7 @@ impl PageStoreFactory for FaultyStores {
 /// Also with row groups of 500 rows, where the first batch's first 500
 /// rows fill a row group (closed on the columns' lanes while the rest of
 /// the batch is encoded).
+#[cfg(not(feature = "parquet-58"))]
 #[test]
 fn worker_panics_become_errors() {
     for max_rows in [None, Some(500)] {
@@ -476,6 +487,7 @@ fn worker_panics_become_errors() {
     }
 }
 
+#[cfg(not(feature = "parquet-58"))]
 fn worker_panics_become_errors_with(max_rows: Option<usize>) {
     let schema = wide_schema();
     let batches = wide_batches("worker_panics");
@@ -689,7 +701,8 @@ fn one_compressed_column_uses_the_threads() {
             }
         }
     }
-    // With a spilling store too.
+    // With a spilling store too (parquet 59 and later).
+    #[cfg(not(feature = "parquet-58"))]
     let opts = Opts {
         props: WriterProperties::builder()
             .set_compression(Compression::ZSTD(Default::default()))
@@ -698,6 +711,7 @@ fn one_compressed_column_uses_the_threads() {
         page_store_factory: Some(Arc::new(SpillPageStoreFactory::new(16 << 10))),
         ..Default::default()
     };
+    #[cfg(not(feature = "parquet-58"))]
     failures.check(check_threads_with("spill", &schema, &batches, &opts, false));
     failures.finish();
 
@@ -849,14 +863,17 @@ async fn async_writer_with_threads() {
 }
 
 /// A page store that records the names of the threads that store pages.
+#[cfg(not(feature = "parquet-58"))]
 #[derive(Debug, Default)]
 struct ThreadNames(Arc<Mutex<Vec<String>>>);
 
+#[cfg(not(feature = "parquet-58"))]
 struct NamingStore {
     names: Arc<Mutex<Vec<String>>>,
     inner: VecPageStore,
 }
 
+#[cfg(not(feature = "parquet-58"))]
 impl PageStore for NamingStore {
     fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
         let name = std::thread::current().name().unwrap_or("").to_string();
@@ -869,6 +886,7 @@ impl PageStore for NamingStore {
     }
 }
 
+#[cfg(not(feature = "parquet-58"))]
 impl PageStoreFactory for ThreadNames {
     fn create(&self, _args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
         Ok(Box::new(NamingStore {
@@ -882,6 +900,7 @@ impl PageStoreFactory for ThreadNames {
 /// the caller's). Which thread takes a column's work is timing: on a
 /// loaded machine the writer's own thread may take all of one file's, so
 /// the file is written again (up to 50 times) until a worker stored a page.
+#[cfg(not(feature = "parquet-58"))]
 #[test]
 fn pages_are_encoded_on_worker_threads() {
     let schema = wide_schema();

@@ -20,6 +20,7 @@ use datafusion::physical_expr::LexOrdering;
 use datafusion::physical_expr_common::sort_expr::LexRequirement;
 use datafusion::physical_plan::ExecutionPlan;
 
+use crate::config::FlbaOptions;
 use crate::rule;
 
 /// A [`FileFormatFactory`] for the `parquet` extension whose formats write
@@ -112,7 +113,8 @@ impl FileFormatFactory for FlbaParquetFormatFactory {
 
 /// A [`FileFormat`] that is another parquet format (DataFusion's
 /// `ParquetFormat`) in every respect but one: its writer plan writes
-/// through [`crate::FlbaParquetSink`].
+/// through [`crate::FlbaParquetSink`] (unless the session's
+/// `parquet_flba.enabled` is off, see [`FlbaOptions`]).
 #[derive(Debug)]
 pub struct FlbaParquetFormat {
     inner: Arc<dyn FileFormat>,
@@ -208,7 +210,11 @@ impl FileFormat for FlbaParquetFormat {
             .inner
             .create_writer_physical_plan(input, state, conf, order_requirements)
             .await?;
-        Ok(rule::replace_sink(&plan)?.unwrap_or(plan))
+        let options = FlbaOptions::from_config(state.config_options());
+        if !options.enabled {
+            return Ok(plan);
+        }
+        Ok(rule::replace_sink(&plan, &options)?.unwrap_or(plan))
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {

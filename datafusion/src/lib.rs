@@ -21,9 +21,13 @@
 //!
 //! # What changes
 //!
-//! Only the writer. [`register`] installs two things in a
+//! Only the writer. [`register`] installs three things in a
 //! [`SessionContext`]:
 //!
+//! - the `parquet_flba.*` settings ([`FlbaOptions`]): `SET
+//!   parquet_flba.enabled = false` gives the statements planned afterwards
+//!   DataFusion's own sink; `parquet_flba.threads` encodes a sequentially
+//!   written file on several threads.
 //! - [`FlbaParquetFormatFactory`] as the format for the `parquet` extension
 //!   (`COPY TO`, `CREATE EXTERNAL TABLE ... STORED AS PARQUET`). It wraps
 //!   DataFusion's `ParquetFormat`: schema inference, statistics and reading
@@ -39,24 +43,38 @@
 //! [`parquet_flba::ArrowWriter`] and its column-level API in place of
 //! `parquet`'s. Every leaf that is not FIXED_LEN_BYTE_ARRAY (and every case
 //! parquet-flba leaves to `parquet`) is written by `parquet`'s own column
-//! writer, unchanged.
+//! writer, unchanged. A write that fails leaves no file (see
+//! [`FlbaParquetSink`]).
+//!
+//! `SessionContext::write_parquet(plan, ...)` calls `parquet`'s writer
+//! directly and is not reached; use [`plan_to_parquet`].
 //!
 //! To configure a `SessionState` from scratch use [`configure`], or add the
-//! two pieces yourself with `SessionStateBuilder::with_file_formats` and
+//! pieces yourself with `SessionConfig::with_option_extension`,
+//! `SessionStateBuilder::with_file_formats` and
 //! `SessionStateBuilder::with_physical_optimizer_rule`.
 
 #![warn(missing_docs)]
 
+mod config;
+mod display;
+mod encryption;
+mod files;
 mod format;
 mod memory;
+mod metrics;
 mod parallel;
+mod plan_to_parquet;
 mod rule;
+mod sequential;
 mod sink;
 mod sorting;
 
+pub use config::FlbaOptions;
 pub use format::{FlbaParquetFormat, FlbaParquetFormatFactory};
 pub use memory::{ReservationListener, into_datafusion};
 pub use parquet_flba;
+pub use plan_to_parquet::plan_to_parquet;
 pub use rule::FlbaParquetSinkRule;
 pub use sink::FlbaParquetSink;
 
@@ -64,23 +82,31 @@ use std::sync::Arc;
 
 use datafusion::error::Result;
 use datafusion::execution::SessionStateBuilder;
-use datafusion::prelude::SessionContext;
+use datafusion::prelude::{SessionConfig, SessionContext};
 
-/// Makes `ctx` write parquet through parquet-flba: registers
-/// [`FlbaParquetFormatFactory`] for the `parquet` extension (wrapping the
-/// factory registered there before, so its options are kept) and appends
-/// [`FlbaParquetSinkRule`] to the physical optimizer rules.
+/// Makes `ctx` write parquet through parquet-flba: adds the
+/// `parquet_flba.*` settings ([`FlbaOptions`]) to its configuration,
+/// registers [`FlbaParquetFormatFactory`] for the `parquet` extension
+/// (wrapping the factory registered there before, so its options are kept)
+/// and appends [`FlbaParquetSinkRule`] to the physical optimizer rules.
 ///
-/// Calling it again does nothing. Reading is unchanged.
+/// Calling it again does nothing. Reading is unchanged. The session keeps
+/// its id, configuration, tables and functions; statements prepared with
+/// `PREPARE` before the first call are dropped (DataFusion rebuilds the
+/// session state to add an optimizer rule and does not carry them over),
+/// so call it first.
 pub fn register(ctx: &SessionContext) -> Result<()> {
     let state = ctx.state_ref();
     let mut state = state.write();
+    FlbaOptions::install(state.config_mut().options_mut());
     let current = state.get_file_format_factory("parquet");
     if let Some(wrapped) = FlbaParquetFormatFactory::wrapping(current) {
         state.register_file_format(Arc::new(wrapped), true)?;
     }
     if !rule::installed(state.physical_optimizers()) {
+        let session_id = state.session_id().to_string();
         let rebuilt = SessionStateBuilder::new_from_existing(state.clone())
+            .with_session_id(session_id)
             .with_physical_optimizer_rule(Arc::new(FlbaParquetSinkRule::new()))
             .build();
         *state = rebuilt;
@@ -88,13 +114,17 @@ pub fn register(ctx: &SessionContext) -> Result<()> {
     Ok(())
 }
 
-/// Adds parquet-flba's writer to a [`SessionStateBuilder`]: the builder's
-/// file formats get [`FlbaParquetFormatFactory`] in place of DataFusion's
-/// parquet factory (added if the builder had none) and
+/// Adds parquet-flba's writer to a [`SessionStateBuilder`]: the
+/// `parquet_flba.*` settings ([`FlbaOptions`]) join the builder's
+/// configuration, its file formats get [`FlbaParquetFormatFactory`] in place
+/// of DataFusion's parquet factory (added if the builder had none) and
 /// [`FlbaParquetSinkRule`] is appended to its physical optimizer rules.
 ///
-/// Call it after `with_default_features` (which sets the default formats).
+/// Call it after `with_default_features` (which sets the default formats)
+/// and after `with_config`, which would replace the configuration.
 pub fn configure(mut builder: SessionStateBuilder) -> SessionStateBuilder {
+    let config = builder.config().get_or_insert_with(SessionConfig::new);
+    FlbaOptions::install(config.options_mut());
     let formats = builder.file_formats().get_or_insert_with(Vec::new);
     let parquet = formats
         .iter()

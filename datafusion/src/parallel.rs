@@ -15,14 +15,15 @@ use datafusion::common::runtime::SpawnedTask;
 use datafusion::datasource::file_format::write::SharedBuffer;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryPool, MemoryReservation};
+use datafusion::object_store::buffered::BufWriter;
 use datafusion::physical_plan::metrics::Time;
 use parquet_flba::parquet::file::metadata::ParquetMetaData;
 use parquet_flba::parquet::file::writer::SerializedFileWriter;
 use parquet_flba::{
     ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory, ArrowWriter,
-    ArrowWriterOptions, compute_leaves,
+    ArrowWriterOptions, ColumnPlan, compute_leaves,
 };
-use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc::{self, Receiver, Sender};
 
 /// Initial capacity of the in-memory file buffer.
@@ -52,65 +53,170 @@ struct EncodedRowGroup {
 
 type RowGroupTask = SpawnedTask<Result<EncodedRowGroup>>;
 
-/// Encodes `batches` into one parquet file written to `out`.
-pub(crate) async fn write_file(
-    job: FileJob,
-    batches: Receiver<RecordBatch>,
-    out: Box<dyn AsyncWrite + Send + Unpin>,
-) -> Result<ParquetMetaData> {
-    let buffer = SharedBuffer::new(FILE_BUFFER);
-    let writer = ArrowWriter::try_new_with_options(
-        buffer.clone(),
-        Arc::clone(&job.schema),
-        job.options.clone(),
-    )?;
-    let (file, factory) = writer.into_serialized_writer()?;
-    let (groups_tx, groups_rx) = mpsc::channel(job.parallel_row_groups.max(1));
-    let pool = Arc::clone(&job.pool);
-    let encoder = SpawnedTask::spawn(encode_row_groups(factory, batches, groups_tx, job));
-    let metadata = assemble(file, buffer, groups_rx, out, pool).await?;
-    encoder
-        .join_unwind()
-        .await
-        .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))??;
-    Ok(metadata)
+/// A file being encoded in parallel into an in-memory buffer that is
+/// handed to an object store upload, completed only by [`Self::commit`].
+pub(crate) struct ParallelFile {
+    /// The file writer (header written); its row groups are appended in
+    /// order as they are encoded.
+    file: SerializedFileWriter<SharedBuffer>,
+    /// Until [`Self::encode`] takes it: creates each row group's writers.
+    factory: Option<ArrowRowGroupWriterFactory>,
+    plan: ColumnPlan,
+    buffer: SharedBuffer,
+    out: BufWriter,
+    /// The file buffer's bytes (`ParquetSink(SerializedFileWriter)`).
+    held: MemoryReservation,
+    job: Arc<FileJob>,
+}
+
+impl ParallelFile {
+    /// A file of `job.schema` to `out`.
+    pub(crate) fn new(job: FileJob, out: BufWriter) -> Result<Self> {
+        let buffer = SharedBuffer::new(FILE_BUFFER);
+        let writer = ArrowWriter::try_new_with_options(
+            buffer.clone(),
+            Arc::clone(&job.schema),
+            job.options.clone(),
+        )?;
+        let plan = writer.column_plan().clone();
+        let (file, factory) = writer.into_serialized_writer()?;
+        let held = MemoryConsumer::new("ParquetSink(SerializedFileWriter)").register(&job.pool);
+        Ok(Self {
+            file,
+            factory: Some(factory),
+            plan,
+            buffer,
+            out,
+            held,
+            job: Arc::new(job),
+        })
+    }
+
+    /// Which writer encodes each leaf.
+    pub(crate) fn plan(&self) -> &ColumnPlan {
+        &self.plan
+    }
+
+    /// Encodes every batch `batches` brings into row groups and appends
+    /// them to the file; only the footer is left afterwards. The first error
+    /// of any column, row group or of the file ends it.
+    pub(crate) async fn encode(&mut self, batches: Receiver<RecordBatch>) -> Result<()> {
+        let factory = self
+            .factory
+            .take()
+            .ok_or_else(|| DataFusionError::Internal("parquet file encoded twice".into()))?;
+        let (groups_tx, groups_rx) = mpsc::channel(self.job.parallel_row_groups.max(1));
+        let encoder = SpawnedTask::spawn(encode_row_groups(
+            factory,
+            batches,
+            groups_tx,
+            Arc::clone(&self.job),
+        ));
+        // If the encoder fails, it closes the channel: the row groups sent
+        // before are appended, then its error is the one returned (and the
+        // file is never finished).
+        self.append(groups_rx).await?;
+        encoder
+            .join_unwind()
+            .await
+            .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))?
+    }
+
+    /// Appends the encoded row groups to the file in the order they were
+    /// cut, handing the buffered bytes to the upload as they pass
+    /// [`FLUSH_AT`].
+    async fn append(&mut self, mut groups: Receiver<RowGroupTask>) -> Result<()> {
+        while let Some(task) = groups.recv().await {
+            let group = task
+                .join_unwind()
+                .await
+                .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))??;
+            let mut row_group = self.file.next_row_group()?;
+            for chunk in group.chunks {
+                chunk.append_to_row_group(&mut row_group)?;
+                // As DataFusion's sink: the row group's reservation goes
+                // once its first chunk is in the file buffer, which is
+                // reserved for instead.
+                group.reservation.free();
+                let mut bytes = lock(&self.buffer)?;
+                self.held.try_resize(bytes.len())?;
+                if bytes.len() > FLUSH_AT {
+                    self.out.write_all(&bytes).await?;
+                    bytes.clear();
+                    self.held.try_resize(0)?;
+                }
+            }
+            row_group.close()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the footer and the rest of the file, and completes the
+    /// upload: the file appears.
+    pub(crate) async fn commit(mut self) -> Result<ParquetMetaData> {
+        let metadata = self.file.close()?;
+        let rest = std::mem::take(&mut *lock(&self.buffer)?);
+        // On error the upload is dropped, not aborted: it may have been
+        // completing already, which `BufWriter::abort` must not be given.
+        self.out.write_all(&rest).await?;
+        self.out.shutdown().await?;
+        self.held.free();
+        Ok(metadata)
+    }
+
+    /// Abandons the upload: nothing appears at the path, and whatever was
+    /// there stays.
+    pub(crate) async fn abort(mut self) {
+        // The upload is dropped anyway; an error aborting it has no one to
+        // go to (the write has failed with its own error).
+        let _ = self.out.abort().await;
+    }
 }
 
 /// Cuts `batches` into row groups of `max_row_group_row_count` rows (the
 /// last may be shorter) and sends each, being encoded, to `groups`.
+///
+/// Batches are cut where DataFusion cuts them, and a batch that leaves no
+/// rows for the row group it opens (a zero-row batch, or the empty rest of
+/// one that filled a row group) is handed to the column writers all the
+/// same, as there.
 async fn encode_row_groups(
     factory: ArrowRowGroupWriterFactory,
     mut batches: Receiver<RecordBatch>,
     groups: Sender<RowGroupTask>,
-    job: FileJob,
+    job: Arc<FileJob>,
 ) -> Result<()> {
     let limit = job.row_group_rows.max(1);
     let mut index = 0;
     let mut group = RowGroupEncoder::start(&factory, index, &job)?;
     while let Some(mut batch) = batches.recv().await {
-        while batch.num_rows() > 0 {
-            let room = limit - group.rows;
-            if batch.num_rows() < room {
+        loop {
+            if group.rows + batch.num_rows() < limit {
                 group.push(&batch).await?;
                 break;
             }
+            let room = limit - group.rows;
             group.push(&batch.slice(0, room)).await?;
             index += 1;
             let full =
                 std::mem::replace(&mut group, RowGroupEncoder::start(&factory, index, &job)?);
             if groups.send(full.finish(&job)).await.is_err() {
-                // The file is being abandoned; its error is reported there.
+                // The file has failed already, with an error of its own.
                 return Ok(());
             }
             batch = batch.slice(room, batch.num_rows() - room);
         }
     }
     if group.rows > 0 {
-        // As above, a closed channel means the file is being abandoned.
+        // As above, a closed channel means the file has failed already.
         let _ = groups.send(group.finish(&job)).await;
     }
     Ok(())
 }
+
+/// A column's encoding task: hands back its writer and the reservation
+/// that holds the writer's memory.
+type ColumnTask = SpawnedTask<Result<(ArrowColumnWriter, MemoryReservation)>>;
 
 /// The row group being filled: one encoding task per leaf column, fed
 /// through a bounded channel.
@@ -118,7 +224,7 @@ struct RowGroupEncoder {
     schema: SchemaRef,
     rows: usize,
     columns: Vec<Sender<ArrowLeafColumn>>,
-    tasks: Vec<SpawnedTask<Result<ArrowColumnWriter>>>,
+    tasks: Vec<ColumnTask>,
 }
 
 impl RowGroupEncoder {
@@ -146,27 +252,47 @@ impl RowGroupEncoder {
         })
     }
 
-    /// Hands the leaf columns of `batch` to their tasks.
+    /// Hands the leaf columns of `batch` to their tasks. A column task that
+    /// has ended can only have failed: its error is returned at once, so
+    /// the write ends within the row group where it happened.
     async fn push(&mut self, batch: &RecordBatch) -> Result<()> {
-        let mut columns = self.columns.iter();
+        let mut column = 0;
         for (array, field) in batch.columns().iter().zip(self.schema.fields()) {
             for leaf in compute_leaves(field, array)? {
-                let column = columns.next().ok_or_else(|| {
+                let sender = self.columns.get(column).ok_or_else(|| {
                     DataFusionError::Internal("more leaf columns than column writers".into())
                 })?;
-                if column.send(leaf).await.is_err() {
-                    // The column's task ended with an error, reported when
-                    // the row group is joined.
-                    return Ok(());
+                if sender.send(leaf).await.is_err() {
+                    return Err(self.failure(column).await);
                 }
+                column += 1;
             }
         }
         self.rows += batch.num_rows();
         Ok(())
     }
 
+    /// The error column task `column` ended with.
+    async fn failure(&mut self, column: usize) -> DataFusionError {
+        if column >= self.tasks.len() {
+            return DataFusionError::Internal(format!("no task for leaf column {column}"));
+        }
+        match self.tasks.swap_remove(column).join_unwind().await {
+            Ok(Err(e)) => e,
+            Ok(Ok(_)) => DataFusionError::Internal(format!(
+                "the task of leaf column {column} ended before its row group"
+            )),
+            Err(e) => DataFusionError::ExecutionJoin(Box::new(e)),
+        }
+    }
+
     /// Ends the row group: its column tasks finish what they were given and
     /// their chunks are closed, in schema order, on a task of their own.
+    ///
+    /// Memory as in DataFusion's sink: the row group's reservation
+    /// (`ParquetSink(SerializedRowGroupWriter)`) grows by each column's
+    /// estimated size before the column is closed, and the column keeps its
+    /// own reservation until then.
     fn finish(self, job: &FileJob) -> RowGroupTask {
         let Self { columns, tasks, .. } = self;
         drop(columns);
@@ -176,13 +302,14 @@ impl RowGroupEncoder {
         SpawnedTask::spawn(async move {
             let mut chunks = Vec::with_capacity(tasks.len());
             for task in tasks {
-                let writer = task
+                let (writer, column_reservation) = task
                     .join_unwind()
                     .await
                     .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))??;
                 reservation.grow(writer.get_estimated_total_bytes());
                 let _timer = time.timer();
                 chunks.push(writer.close()?);
+                drop(column_reservation);
             }
             Ok(EncodedRowGroup {
                 chunks,
@@ -193,57 +320,19 @@ impl RowGroupEncoder {
 }
 
 /// Encodes every leaf array `leaves` brings, keeping `reservation` at the
-/// writer's memory.
+/// writer's `memory_size()` after each.
 async fn encode_column(
     mut writer: ArrowColumnWriter,
     mut leaves: Receiver<ArrowLeafColumn>,
     reservation: MemoryReservation,
     time: Time,
-) -> Result<ArrowColumnWriter> {
+) -> Result<(ArrowColumnWriter, MemoryReservation)> {
     while let Some(leaf) = leaves.recv().await {
         let _timer = time.timer();
         writer.write(&leaf)?;
         reservation.try_resize(writer.memory_size())?;
     }
-    Ok(writer)
-}
-
-/// Appends the encoded row groups to `file` in the order they were cut,
-/// handing the buffered bytes to `out` as they pass [`FLUSH_AT`], and closes
-/// the file.
-async fn assemble(
-    mut file: SerializedFileWriter<SharedBuffer>,
-    buffer: SharedBuffer,
-    mut groups: Receiver<RowGroupTask>,
-    mut out: Box<dyn AsyncWrite + Send + Unpin>,
-    pool: Arc<dyn MemoryPool>,
-) -> Result<ParquetMetaData> {
-    let held = MemoryConsumer::new("ParquetSink(SerializedFileWriter)").register(&pool);
-    while let Some(task) = groups.recv().await {
-        let group = task
-            .join_unwind()
-            .await
-            .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))??;
-        let mut row_group = file.next_row_group()?;
-        for chunk in group.chunks {
-            chunk.append_to_row_group(&mut row_group)?;
-            group.reservation.free();
-            let mut bytes = lock(&buffer)?;
-            held.try_resize(bytes.len())?;
-            if bytes.len() > FLUSH_AT {
-                out.write_all(&bytes).await?;
-                bytes.clear();
-                held.try_resize(0)?;
-            }
-        }
-        row_group.close()?;
-    }
-    let metadata = file.close()?;
-    let rest = lock(&buffer)?;
-    out.write_all(&rest).await?;
-    out.shutdown().await?;
-    held.free();
-    Ok(metadata)
+    Ok((writer, reservation))
 }
 
 /// The file buffer. Only this task writes to it (the file writer's

@@ -11,6 +11,7 @@ use datafusion::error::Result;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
 
+use crate::config::FlbaOptions;
 use crate::sink::FlbaParquetSink;
 
 /// The rule's name (see [`PhysicalOptimizerRule::name`]).
@@ -25,6 +26,10 @@ pub(crate) const NAME: &str = "parquet_flba_sink";
 /// `ParquetFormat` was built directly (`register_parquet`,
 /// `ListingOptions::new(Arc::new(ParquetFormat::default()))`). Sinks other
 /// than DataFusion's parquet sink are left alone.
+///
+/// It does nothing while the session's `parquet_flba.enabled` is off
+/// ([`FlbaOptions`]), and gives the sinks it makes the session's
+/// `parquet_flba.threads`.
 ///
 /// The sorting columns are derived from the sink's required sort order as
 /// DataFusion's `ParquetFormat` derives them. A `ParquetSink` built by hand
@@ -45,10 +50,14 @@ impl PhysicalOptimizerRule for FlbaParquetSinkRule {
     fn optimize(
         &self,
         plan: Arc<dyn ExecutionPlan>,
-        _config: &ConfigOptions,
+        config: &ConfigOptions,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        let options = FlbaOptions::from_config(config);
+        if !options.enabled {
+            return Ok(plan);
+        }
         plan.transform_up(|node| {
-            Ok(match replace_sink(&node)? {
+            Ok(match replace_sink(&node, &options)? {
                 Some(replaced) => Transformed::yes(replaced),
                 None => Transformed::no(node),
             })
@@ -70,10 +79,12 @@ pub(crate) fn installed(rules: &[Arc<dyn PhysicalOptimizerRule + Send + Sync>]) 
     rules.iter().any(|r| r.name() == NAME)
 }
 
-/// `node` with [`FlbaParquetSink`] in place of DataFusion's parquet sink, or
-/// `None` if `node` is not a `DataSinkExec` over that sink.
+/// `node` with [`FlbaParquetSink`] (set up by `options`) in place of
+/// DataFusion's parquet sink, or `None` if `node` is not a `DataSinkExec`
+/// over that sink.
 pub(crate) fn replace_sink(
     node: &Arc<dyn ExecutionPlan>,
+    options: &FlbaOptions,
 ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
     let Some(exec) = node.downcast_ref::<DataSinkExec>() else {
         return Ok(None);
@@ -81,7 +92,8 @@ pub(crate) fn replace_sink(
     let Some(stock) = exec.sink().downcast_ref::<ParquetSink>() else {
         return Ok(None);
     };
-    let sink = FlbaParquetSink::replacing(stock, exec.sort_order().as_ref());
+    let sink =
+        FlbaParquetSink::replacing(stock, exec.sort_order().as_ref()).with_threads(options.threads);
     Ok(Some(Arc::new(DataSinkExec::new(
         Arc::clone(exec.input()),
         Arc::new(sink),

@@ -6,14 +6,12 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::common::runtime::{JoinSet, SpawnedTask};
+use datafusion::common::runtime::SpawnedTask;
 use datafusion::config::TableParquetOptions;
-use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::parquet::ParquetSink;
 use datafusion::datasource::file_format::write::demux::DemuxedStreamReceiver;
-use datafusion::datasource::file_format::write::{ObjectWriterBuilder, get_writer_schema};
+use datafusion::datasource::file_format::write::get_writer_schema;
 use datafusion::datasource::physical_plan::{FileSink, FileSinkConfig};
 use datafusion::datasource::sink::DataSink;
 use datafusion::error::{DataFusionError, Result};
@@ -24,45 +22,55 @@ use datafusion::object_store::ObjectStore;
 use datafusion::object_store::buffered::BufWriter;
 use datafusion::object_store::path::Path;
 use datafusion::physical_expr_common::sort_expr::LexRequirement;
-use datafusion::physical_plan::metrics::{
-    Count, ElapsedComputeFutureExt, ExecutionPlanMetricsSet, MetricBuilder, MetricCategory,
-    MetricsSet, Time,
-};
+use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricsSet};
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
 use parquet_flba::parquet::file::metadata::{ParquetMetaData, SortingColumn};
 use parquet_flba::parquet::file::properties::{
     DEFAULT_MAX_ROW_GROUP_ROW_COUNT, WriterProperties, WriterPropertiesBuilder,
 };
-use parquet_flba::{ArrowWriterOptions, AsyncArrowWriter};
-use tokio::sync::mpsc::Receiver;
+use parquet_flba::{ArrowWriter, ArrowWriterOptions, ColumnPlan};
 
-use crate::memory::ReservationListener;
-use crate::parallel::{self, FileJob};
-use crate::sorting;
+use crate::files::{Files, OpenFile};
+use crate::metrics::SinkMetrics;
+use crate::parallel::{FileJob, ParallelFile};
+use crate::sequential::SequentialFile;
+use crate::{display, encryption, sorting};
 
 /// DataFusion 55.2's parquet [`DataSink`] (`ParquetSink`), written with
 /// parquet-flba: the same files, byte for byte, for the same input,
 /// configuration and options.
 ///
 /// Like DataFusion's sink it writes each file either sequentially, through
-/// an [`AsyncArrowWriter`] (when `allow_single_file_parallelism` is off or
-/// content-defined chunking is on), or in parallel: one task per leaf column
-/// per row group, up to `maximum_parallel_row_group_writers` row groups at a
-/// time, with `maximum_buffered_record_batches_per_stream` leaf arrays queued
-/// per column, spliced in order into one file. Row groups are cut where
-/// DataFusion cuts them (every `max_row_group_size` rows on the parallel
-/// path; by the writer's own limits on the sequential one).
+/// an [`AsyncArrowWriter`](parquet_flba::AsyncArrowWriter) (when
+/// `allow_single_file_parallelism` is off or content-defined chunking is
+/// on; on [`Self::with_threads`] threads), or in parallel: one task per leaf
+/// column per row group, up to `maximum_parallel_row_group_writers` row
+/// groups at a time, with `maximum_buffered_record_batches_per_stream` leaf
+/// arrays queued per column, spliced in order into one file. Row groups are
+/// cut where DataFusion cuts them (every `max_row_group_size` rows on the
+/// parallel path; by the writer's own limits on the sequential one).
 ///
-/// Memory: the sequential writer reserves what it holds from the query's
-/// memory pool through a [`ReservationListener`] (consumer
-/// `ParquetSink[<path>]`), before each batch is encoded; the parallel path
-/// reserves as DataFusion's does (per column writer after each array, per
-/// encoded row group, and for the file buffer).
+/// Memory is reserved from the query's pool as DataFusion's sink reserves
+/// it, under the same consumer names: the sequential writer's
+/// `memory_size()` after each batch (`ParquetSink[<path>]`); on the parallel
+/// path each column writer's `memory_size()` after each array, kept until
+/// its chunk is closed, the row group's estimated size until its first
+/// chunk is in the file buffer, and the file buffer. The sizes are
+/// parquet-flba's own measure of what its writers hold.
+///
+/// Unlike DataFusion's sink, a write that fails leaves no file: the first
+/// error of any column, file or of the input ends the write (on the
+/// parallel path within the row group where it happened), and the files'
+/// uploads are completed only once every file and the whole input have
+/// succeeded. Until then each finished file holds its last buffer (at most
+/// `objectstore_writer_buffer_size` bytes).
 pub struct FlbaParquetSink {
     config: FileSinkConfig,
     parquet_options: TableParquetOptions,
     sorting_columns: Option<Vec<SortingColumn>>,
+    threads: usize,
     written: Arc<Mutex<HashMap<Path, ParquetMetaData>>>,
+    plans: Arc<Mutex<HashMap<Path, ColumnPlan>>>,
     metrics: ExecutionPlanMetricsSet,
 }
 
@@ -74,7 +82,9 @@ impl FlbaParquetSink {
             config,
             parquet_options,
             sorting_columns: None,
+            threads: 1,
             written: Default::default(),
+            plans: Default::default(),
             metrics: ExecutionPlanMetricsSet::new(),
         }
     }
@@ -83,6 +93,14 @@ impl FlbaParquetSink {
     /// `ParquetSink::with_sorting_columns`.
     pub fn with_sorting_columns(mut self, sorting_columns: Option<Vec<SortingColumn>>) -> Self {
         self.sorting_columns = sorting_columns;
+        self
+    }
+
+    /// Threads that encode the columns of a file written sequentially (see
+    /// `parquet_flba.threads` in [`FlbaOptions`](crate::FlbaOptions));
+    /// 1 by default. The files are the same.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
         self
     }
 
@@ -100,30 +118,67 @@ impl FlbaParquetSink {
         &self.parquet_options
     }
 
+    /// The sorting columns written to every row group's metadata.
+    pub fn sorting_columns(&self) -> Option<&[SortingColumn]> {
+        self.sorting_columns.as_deref()
+    }
+
+    /// Threads per sequentially written file (see [`Self::with_threads`]).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// Metadata of the files written so far, by path (with hive-style
     /// partition directories), as `ParquetSink::written`.
     pub fn written(&self) -> HashMap<Path, ParquetMetaData> {
         self.written.lock().map(|w| w.clone()).unwrap_or_default()
     }
 
-    /// The writer properties of the file at `path`: the parquet options
-    /// (with the Arrow schema unless `skip_arrow_metadata`), the sorting
-    /// columns and the file's encryption.
+    /// Which writer encoded each leaf of the files written so far, by path:
+    /// parquet-flba's fast path or `parquet`'s column writer, and why.
+    pub fn written_plans(&self) -> HashMap<Path, ColumnPlan> {
+        self.plans.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    /// Which writer will encode each leaf of the files this sink writes,
+    /// from its schema and options. Encryption properties made by an
+    /// encryption factory are only known per file and are not taken into
+    /// account (an encrypted file's leaves are all `parquet`'s).
+    pub fn column_plan(&self) -> Result<ColumnPlan> {
+        let props = encryption::given(self.properties()?, &self.parquet_options, &Path::default())?;
+        let writer = ArrowWriter::try_new_with_options(
+            Vec::new(),
+            get_writer_schema(&self.config),
+            self.writer_options(props.build()),
+        )?;
+        Ok(writer.column_plan().clone())
+    }
+
+    /// The writer properties from the options (with the Arrow schema unless
+    /// `skip_arrow_metadata`) and the sorting columns, without encryption.
+    fn properties(&self) -> Result<WriterPropertiesBuilder> {
+        let mut options = self.parquet_options.clone();
+        if !options.global.skip_arrow_metadata {
+            options.arrow_schema(self.config.output_schema());
+        }
+        let mut builder = WriterPropertiesBuilder::try_from(&options)?;
+        if let Some(columns) = &self.sorting_columns {
+            builder = builder.set_sorting_columns(Some(columns.clone()));
+        }
+        Ok(builder)
+    }
+
+    /// The writer properties of the file at `path`: [`Self::properties`]
+    /// and the file's encryption.
     async fn writer_properties(
         &self,
         runtime: &Arc<RuntimeEnv>,
         path: &Path,
     ) -> Result<WriterProperties> {
         let schema = self.config.output_schema();
-        let mut options = self.parquet_options.clone();
-        if !options.global.skip_arrow_metadata {
-            options.arrow_schema(schema);
-        }
-        let mut builder = WriterPropertiesBuilder::try_from(&options)?;
-        if let Some(columns) = &self.sorting_columns {
-            builder = builder.set_sorting_columns(Some(columns.clone()));
-        }
-        let builder = encryption::apply(builder, runtime, &options, schema, path).await?;
+        let builder = self.properties()?;
+        let builder =
+            encryption::apply(builder, runtime, &self.parquet_options, schema, path).await?;
         Ok(builder.build())
     }
 
@@ -139,6 +194,53 @@ impl FlbaParquetSink {
             .with_properties(props)
             .with_skip_arrow_metadata(self.parquet_options.global.skip_arrow_metadata)
     }
+
+    /// Opens the file at `path`: its upload and its writer.
+    async fn open(
+        &self,
+        context: &Arc<TaskContext>,
+        path: Path,
+        store: &Arc<dyn ObjectStore>,
+        metrics: &SinkMetrics,
+    ) -> Result<OpenFile> {
+        let props = self
+            .writer_properties(&context.runtime_env(), &path)
+            .await?;
+        let schema = get_writer_schema(&self.config);
+        let buffer_size = context
+            .session_config()
+            .options()
+            .execution
+            .objectstore_writer_buffer_size;
+        // Parquet compresses its own pages; the file as a whole never is.
+        let out = BufWriter::with_capacity(Arc::clone(store), path.clone(), buffer_size);
+        if self.sequential() {
+            let reservation =
+                MemoryConsumer::new(format!("ParquetSink[{path}]")).register(context.memory_pool());
+            let file = SequentialFile::new(
+                out,
+                schema,
+                self.writer_options(props),
+                self.threads,
+                reservation,
+            )?;
+            Ok(OpenFile::sequential(path, file, metrics.compute.clone()))
+        } else {
+            let global = &self.parquet_options.global;
+            let job = FileJob {
+                schema,
+                row_group_rows: props
+                    .max_row_group_row_count()
+                    .unwrap_or(DEFAULT_MAX_ROW_GROUP_ROW_COUNT),
+                options: self.writer_options(props),
+                parallel_row_groups: global.maximum_parallel_row_group_writers,
+                buffered_batches: global.maximum_buffered_record_batches_per_stream,
+                pool: Arc::clone(context.memory_pool()),
+                encoding_time: metrics.compute.clone(),
+            };
+            Ok(OpenFile::parallel(path, ParallelFile::new(job, out)?))
+        }
+    }
 }
 
 impl fmt::Debug for FlbaParquetSink {
@@ -148,50 +250,24 @@ impl fmt::Debug for FlbaParquetSink {
 }
 
 impl DisplayAs for FlbaParquetSink {
+    /// `FlbaParquetSink(file_groups=[...]), fast_path=9/12 leaves,
+    /// parquet=[...]`: the file group as DataFusion's sink shows it (at
+    /// most five files but in `EXPLAIN VERBOSE`), then how many leaves
+    /// parquet-flba's fast path writes and which it leaves to `parquet`.
     fn fmt_as(&self, t: DisplayFormatType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match t {
             DisplayFormatType::Default | DisplayFormatType::Verbose => {
-                write!(f, "FlbaParquetSink(file_groups=[")?;
-                for (i, file) in self.config.file_group.files().iter().enumerate() {
-                    let sep = if i == 0 { "" } else { ", " };
-                    write!(f, "{sep}{}", file.object_meta.location)?;
+                write!(f, "FlbaParquetSink(file_groups=")?;
+                display::file_group(&self.config.file_group, t, f)?;
+                write!(f, "), ")?;
+                display::leaf_paths(&self.column_plan(), t, f)?;
+                if self.threads > 1 && self.sequential() {
+                    write!(f, ", threads={}", self.threads)?;
                 }
-                write!(f, "])")
+                Ok(())
             }
             DisplayFormatType::TreeRender => Ok(()),
         }
-    }
-}
-
-/// The sink's metrics, named as DataFusion's sink names them.
-struct SinkMetrics {
-    rows: Count,
-    bytes: Count,
-    compute: Time,
-}
-
-impl SinkMetrics {
-    fn new(set: &ExecutionPlanMetricsSet) -> Self {
-        Self {
-            rows: MetricBuilder::new(set)
-                .with_category(MetricCategory::Rows)
-                .global_counter("rows_written"),
-            // The row groups' compressed sizes, without footer and indexes.
-            bytes: MetricBuilder::new(set)
-                .with_category(MetricCategory::Bytes)
-                .global_counter("bytes_written"),
-            compute: MetricBuilder::new(set).elapsed_compute(0),
-        }
-    }
-
-    fn count(&self, file: &ParquetMetaData) {
-        self.rows.add(file.file_metadata().num_rows() as usize);
-        let bytes: i64 = file
-            .row_groups()
-            .iter()
-            .map(|rg| rg.compressed_size())
-            .sum();
-        self.bytes.add(bytes as usize);
     }
 }
 
@@ -209,101 +285,35 @@ impl FileSink for FlbaParquetSink {
         object_store: Arc<dyn ObjectStore>,
     ) -> Result<u64> {
         let metrics = SinkMetrics::new(&self.metrics);
-        let runtime = context.runtime_env();
-        let buffer_size = context
-            .session_config()
-            .options()
-            .execution
-            .objectstore_writer_buffer_size;
-        let mut files: JoinSet<Result<(Path, ParquetMetaData)>> = JoinSet::new();
-
+        let mut files = Files::new();
+        let mut failed = None;
         while let Some((path, batches)) = file_stream_rx.recv().await {
-            let props = self.writer_properties(&runtime, &path).await?;
-            let schema = get_writer_schema(&self.config);
-            if self.sequential() {
-                let out =
-                    BufWriter::with_capacity(Arc::clone(&object_store), path.clone(), buffer_size);
-                let writer = AsyncArrowWriter::try_new_with_options(
-                    out,
-                    schema,
-                    self.writer_options(props),
-                )?;
-                let reservation = MemoryConsumer::new(format!("ParquetSink[{path}]"))
-                    .register(context.memory_pool());
-                let listener = Arc::new(ReservationListener::new(reservation));
-                let writer = writer.with_memory_listener(listener.clone());
-                let task = write_sequentially(writer, batches, listener);
-                files.spawn(
-                    async move { Ok((path, task.await?)) }
-                        .with_elapsed_compute(metrics.compute.clone()),
-                );
-            } else {
-                let out = ObjectWriterBuilder::new(
-                    // Parquet compresses its own pages; the file is never compressed.
-                    FileCompressionType::UNCOMPRESSED,
-                    &path,
-                    Arc::clone(&object_store),
-                )
-                .with_buffer_size(Some(buffer_size))
-                .build()?;
-                let global = &self.parquet_options.global;
-                let job = FileJob {
-                    schema,
-                    row_group_rows: props
-                        .max_row_group_row_count()
-                        .unwrap_or(DEFAULT_MAX_ROW_GROUP_ROW_COUNT),
-                    options: self.writer_options(props),
-                    parallel_row_groups: global.maximum_parallel_row_group_writers,
-                    buffered_batches: global.maximum_buffered_record_batches_per_stream,
-                    pool: Arc::clone(context.memory_pool()),
-                    encoding_time: metrics.compute.clone(),
-                };
-                files.spawn(
-                    async move { Ok((path, parallel::write_file(job, batches, out).await?)) },
-                );
+            match self.open(context, path, &object_store, &metrics).await {
+                Ok(file) => files.spawn(file, batches),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
             }
         }
-
-        while let Some(joined) = files.join_next().await {
-            let (path, file) = match joined {
-                Ok(written) => written?,
-                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-                Err(e) => return Err(DataFusionError::ExecutionJoin(Box::new(e))),
-            };
-            metrics.count(&file);
-            let mut written = self
-                .written
-                .lock()
-                .map_err(|_| DataFusionError::Internal("written files lock poisoned".into()))?;
-            if written.contains_key(&path) {
+        for file in files.finish(demux_task, failed).await? {
+            metrics.count(&file.metadata, &file.plan);
+            let poisoned = || DataFusionError::Internal("written files lock poisoned".into());
+            let mut written = self.written.lock().map_err(|_| poisoned())?;
+            if written.contains_key(&file.path) {
                 return Err(DataFusionError::Internal(format!(
-                    "duplicate entry detected for partitioned file {path}"
+                    "duplicate entry detected for partitioned file {}",
+                    file.path
                 )));
             }
-            written.insert(path, file);
+            self.plans
+                .lock()
+                .map_err(|_| poisoned())?
+                .insert(file.path.clone(), file.plan);
+            written.insert(file.path, file.metadata);
         }
-
-        demux_task
-            .join_unwind()
-            .await
-            .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))??;
-        Ok(metrics.rows.value() as u64)
+        Ok(metrics.rows() as u64)
     }
-}
-
-/// Writes every batch of `batches` with `writer` and closes the file.
-async fn write_sequentially(
-    mut writer: AsyncArrowWriter<BufWriter>,
-    mut batches: Receiver<RecordBatch>,
-    listener: Arc<ReservationListener>,
-) -> Result<ParquetMetaData> {
-    while let Some(batch) = batches.recv().await {
-        writer
-            .write(&batch)
-            .await
-            .map_err(|e| listener.explain(e))?;
-    }
-    writer.close().await.map_err(|e| listener.explain(e))
 }
 
 #[async_trait]
@@ -322,80 +332,5 @@ impl DataSink for FlbaParquetSink {
         context: &Arc<TaskContext>,
     ) -> Result<u64> {
         FileSink::write_all(self, data, context).await
-    }
-}
-
-/// Parquet modular encryption of the written files, as DataFusion's sink
-/// sets it up: properties given in the options, or made by the runtime's
-/// encryption factory named there.
-#[cfg(feature = "encryption")]
-mod encryption {
-    use super::*;
-    use datafusion::arrow::datatypes::Schema;
-    use parquet_flba::parquet::encryption::encrypt::FileEncryptionProperties;
-
-    pub(super) async fn apply(
-        builder: WriterPropertiesBuilder,
-        runtime: &Arc<RuntimeEnv>,
-        options: &TableParquetOptions,
-        schema: &Arc<Schema>,
-        path: &Path,
-    ) -> Result<WriterPropertiesBuilder> {
-        if let Some(given) = &options.crypto.file_encryption {
-            let props = FileEncryptionProperties::try_from(given.clone())?;
-            return Ok(builder.with_file_encryption_properties(Arc::new(props)));
-        }
-        if let Some(id) = &options.crypto.factory_id {
-            let factory = runtime.parquet_encryption_factory(id)?;
-            let made = factory
-                .get_file_encryption_properties(&options.crypto.factory_options, schema, path)
-                .await?;
-            if let Some(props) = made {
-                return Ok(builder.with_file_encryption_properties(props));
-            }
-        }
-        Ok(builder)
-    }
-}
-
-/// Without the `encryption` feature this build cannot encrypt, and it never
-/// writes a plaintext file where encryption was asked for: encryption
-/// options (properties given in the options, or an encryption factory named
-/// there) are refused with an error that says how to turn the feature on.
-/// Stock DataFusion with `parquet_encryption` would encrypt; without it,
-/// it ignores the given properties, which this crate does not copy.
-#[cfg(not(feature = "encryption"))]
-mod encryption {
-    use super::*;
-    use datafusion::arrow::datatypes::Schema;
-    use datafusion::common::DataFusionError;
-
-    #[allow(clippy::unused_async)]
-    pub(super) async fn apply(
-        builder: WriterPropertiesBuilder,
-        _runtime: &Arc<RuntimeEnv>,
-        options: &TableParquetOptions,
-        _schema: &Arc<Schema>,
-        path: &Path,
-    ) -> Result<WriterPropertiesBuilder> {
-        refuse(options, path)?;
-        Ok(builder)
-    }
-
-    /// The error for encryption options this build cannot honour.
-    pub(crate) fn refuse(options: &TableParquetOptions, path: &Path) -> Result<()> {
-        let asked = match (&options.crypto.file_encryption, &options.crypto.factory_id) {
-            (Some(_), _) => {
-                "file encryption properties ('format.crypto.file_encryption.*')".to_string()
-            }
-            (None, Some(id)) => format!("the parquet encryption factory '{id}'"),
-            (None, None) => return Ok(()),
-        };
-        Err(DataFusionError::Configuration(format!(
-            "parquet-flba-datafusion cannot encrypt '{path}': the options ask for {asked}, \
-             but this build has no `encryption` feature. Enable it \
-             (`parquet-flba-datafusion = {{ features = [\"encryption\"] }}`), or write \
-             this file without parquet-flba; it will not write the file in plaintext."
-        )))
     }
 }

@@ -478,7 +478,7 @@ fn retyped_overflow_row(col: &Col, array: &ArrayRef) -> Option<usize> {
 fn overflow_row(col: &Col, array: &ArrayRef) -> Option<usize> {
     let flba = col.flba().filter(|f| f.is_decimal())?;
     // parquet 59 writes the slots of a non-nullable plain field as values,
-    // nulls too (docs/parquet-59.md D15): there a null slot's value counts.
+    // nulls too (docs/releases.md D15): there a null slot's value counts.
     let required_slots_written = !super::release::PARQUET_60
         && !col.nullable
         && matches!(col.kind, Kind::Flba(_, Repr::Plain));

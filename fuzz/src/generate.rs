@@ -7,15 +7,15 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use super::release::Props60;
+use super::release::{Props59, Props60};
 use arrow_array::types::{
     ArrowDictionaryKeyType, Int8Type, Int16Type, Int32Type, Int64Type, RunEndIndexType, UInt8Type,
     UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
-    Array, ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, FixedSizeBinaryArray,
-    Float16Array, Int64Array, IntervalDayTimeArray, IntervalYearMonthArray, ListArray,
-    PrimitiveArray, RecordBatch, RecordBatchOptions, RunArray, StringArray, StructArray,
+    Array, ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, Float16Array, Int64Array,
+    IntervalDayTimeArray, IntervalYearMonthArray, ListArray, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, RunArray, StringArray, StructArray,
 };
 use arrow_buffer::{
     ArrowNativeType, Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256,
@@ -114,7 +114,7 @@ pub fn pow10(p: u32) -> i256 {
 
 /// Bytes a decimal of precision `p` is stored in: INT32 up to 9 digits,
 /// INT64 up to 18, FIXED_LEN_BYTE_ARRAY of [`decimal_width`] above
-/// (precision 1 is INT64 under parquet 59, docs/parquet-59.md D14).
+/// (precision 1 is INT64 under parquet 59, docs/releases.md D14).
 pub fn decimal_stored_width(p: u8) -> usize {
     let int32_from = if super::release::PARQUET_60 { 1 } else { 2 };
     match p {
@@ -155,7 +155,7 @@ impl Flba {
             3 => match r.u8() % 4 {
                 0 => {
                     // parquet 59 stores precision 1 as INT64 and then
-                    // cannot write a Decimal32 there (docs/parquet-59.md
+                    // cannot write a Decimal32 there (docs/releases.md
                     // D14, pinned by tests/release.rs): not a case to fuzz.
                     let lo = if super::release::PARQUET_60 { 1 } else { 2 };
                     let p = r.range(lo, 9) as u8;
@@ -611,7 +611,7 @@ pub fn flba_array(flba: Flba, native: &[u8], nulls: Option<NullBuffer>) -> Array
     let n = native.len().checked_div(nw).unwrap_or(0);
     match flba {
         Flba::Fsb(w) => Arc::new(
-            FixedSizeBinaryArray::try_new_with_len(w, Buffer::from(native.to_vec()), nulls, n)
+            super::release::fixed_size_binary(w, Buffer::from(native.to_vec()), nulls, n)
                 .expect("valid FixedSizeBinary array"),
         ),
         Flba::Dec32(p, s) => {
@@ -1351,7 +1351,7 @@ pub fn decode_props(r: &mut ByteReader, cols: &[Col]) -> WriterProperties {
             b = b.set_bloom_filter_fpp((f64::from(r.u8()) + 1.0) / 258.0);
         }
         if r.bool() || explicit_ndv {
-            b = b.set_bloom_filter_max_ndv(r.range(1, 5000) as u64);
+            b = b.bloom_max_ndv(r.range(1, 5000) as u64);
         }
         if r.bool() {
             b = b.set_bloom_filter_position(BloomFilterPosition::End);
@@ -1374,7 +1374,7 @@ pub fn decode_props(r: &mut ByteReader, cols: &[Col]) -> WriterProperties {
         b = b.set_coerce_types(true);
     }
     if bit(19) {
-        b = b.set_write_path_in_schema(false);
+        b = b.path_in_schema(false);
     }
     if bit(20) {
         b = b.delta_layout(decode_delta_options(r));
@@ -1455,7 +1455,7 @@ fn decode_column_props(
         b = b.set_column_bloom_filter_fpp(path.clone(), (f64::from(r.u8()) + 1.0) / 258.0);
     }
     if bit(6) || (explicit_ndv && (bloom_on || bit(5))) {
-        b = b.set_column_bloom_filter_max_ndv(path.clone(), r.range(1, 3000) as u64);
+        b = b.column_bloom_max_ndv(path.clone(), r.range(1, 3000) as u64);
     }
     if bit(7) {
         b = b.set_column_data_page_size_limit(path.clone(), decode_limit(r));

@@ -3,7 +3,7 @@
 //! and the page-index accessors, whose API differs. With the `parquet-59`
 //! feature a 60-only setting is left unset — parquet 59 has no such setting
 //! and behaves as that setting's default — so a differential test that sets
-//! it still compares the two writers, on 59's behaviour. `docs/parquet-59.md`
+//! it still compares the two writers, on 59's behaviour. `docs/releases.md`
 //! lists the differences (D7, D8, D11, D12 here).
 
 #![allow(dead_code)]
@@ -16,6 +16,54 @@ use parquet::schema::types::ColumnPath;
 
 /// True when built against parquet 60 (the default feature).
 pub const PARQUET_60: bool = cfg!(feature = "parquet-60");
+
+/// True when built against parquet 58 (feature `parquet-58`).
+pub const PARQUET_58: bool = cfg!(feature = "parquet-58");
+
+/// Whether the selected release has page stores (`PageStoreFactory` and
+/// `with_page_store_factory`, parquet 59 and later).
+pub const PAGE_STORES: bool = !PARQUET_58;
+
+/// A page store factory for either writer's options (parquet 59 and later).
+#[cfg(not(feature = "parquet-58"))]
+pub type PageStores = std::sync::Arc<dyn parquet::arrow::arrow_writer::PageStoreFactory>;
+
+/// parquet 58 has no page stores: a type without values, so an
+/// `Option<PageStores>` is always `None`.
+#[cfg(feature = "parquet-58")]
+#[derive(Debug, Clone)]
+pub enum PageStores {}
+
+/// `with_page_store_factory` on either writer's `ArrowWriterOptions`.
+pub trait WithPageStores: Sized {
+    /// The options with `stores` (if given) as their page store factory.
+    fn with_page_stores(self, stores: Option<PageStores>) -> Self;
+}
+
+macro_rules! with_page_stores {
+    ($($options:ty),*) => {$(
+        impl WithPageStores for $options {
+            #[cfg(not(feature = "parquet-58"))]
+            fn with_page_stores(self, stores: Option<PageStores>) -> Self {
+                match stores {
+                    Some(stores) => self.with_page_store_factory(stores),
+                    None => self,
+                }
+            }
+            #[cfg(feature = "parquet-58")]
+            fn with_page_stores(self, stores: Option<PageStores>) -> Self {
+                match stores {
+                    Some(never) => match never {},
+                    None => self,
+                }
+            }
+        }
+    )*};
+}
+with_page_stores!(
+    parquet::arrow::arrow_writer::ArrowWriterOptions,
+    parquet_flba::ArrowWriterOptions
+);
 
 /// Builder settings that only parquet 60 has; no-ops under parquet 59.
 pub trait Props60: Sized {
@@ -142,7 +190,7 @@ pub fn index_nan_count(_ix: &ByteArrayColumnIndex, _k: usize) -> Option<i64> {
 /// Whether a file of `schema` written by the selected release reads back as
 /// written. parquet 59.2 writes `Dictionary(_, FixedSizeBinary)` columns
 /// with its byte-array writer, which puts a 4-byte length in front of every
-/// FIXED_LEN_BYTE_ARRAY value (docs/parquet-59.md D13), and makes a
+/// FIXED_LEN_BYTE_ARRAY value (docs/releases.md D13), and makes a
 /// non-nullable run-end-encoded field with nullable values a REQUIRED column
 /// that its reader then refuses for the Arrow schema (D16): such files do
 /// not read back (nor do this crate's, which are the same bytes).
@@ -225,4 +273,116 @@ fn required_nulls(field: &arrow_schema::Field, array: &dyn arrow_array::Array) -
         }
         _ => false,
     }
+}
+
+/// Builder settings that parquet 58 names otherwise or lacks, under one
+/// name for every release: `set_bloom_filter_max_ndv` is 58's
+/// `set_bloom_filter_ndv`; `set_write_path_in_schema` (59 and later) is a
+/// no-op under 58, which always writes the path (59's default);
+/// `BloomFilterProperties::builder` (59 and later) becomes 58's FPP and NDV
+/// setters.
+pub trait Props59: Sized {
+    /// `set_bloom_filter_max_ndv`.
+    fn bloom_max_ndv(self, ndv: u64) -> Self;
+    /// `set_column_bloom_filter_max_ndv`.
+    fn column_bloom_max_ndv(self, path: ColumnPath, ndv: u64) -> Self;
+    /// `set_write_path_in_schema`.
+    fn path_in_schema(self, on: bool) -> Self;
+    /// `set_bloom_filter_properties` with this FPP and NDV (if given).
+    fn bloom_properties(self, fpp: f64, ndv: Option<u64>) -> Self;
+    /// `set_column_bloom_filter_properties` with this FPP and NDV (if given).
+    fn column_bloom_properties(self, path: ColumnPath, fpp: f64, ndv: Option<u64>) -> Self;
+}
+
+#[cfg(not(feature = "parquet-58"))]
+impl Props59 for WriterPropertiesBuilder {
+    fn bloom_max_ndv(self, ndv: u64) -> Self {
+        self.set_bloom_filter_max_ndv(ndv)
+    }
+    fn column_bloom_max_ndv(self, path: ColumnPath, ndv: u64) -> Self {
+        self.set_column_bloom_filter_max_ndv(path, ndv)
+    }
+    fn path_in_schema(self, on: bool) -> Self {
+        self.set_write_path_in_schema(on)
+    }
+    fn bloom_properties(self, fpp: f64, ndv: Option<u64>) -> Self {
+        self.set_bloom_filter_properties(bloom_filter_properties(fpp, ndv))
+    }
+    fn column_bloom_properties(self, path: ColumnPath, fpp: f64, ndv: Option<u64>) -> Self {
+        self.set_column_bloom_filter_properties(path, bloom_filter_properties(fpp, ndv))
+    }
+}
+
+#[cfg(not(feature = "parquet-58"))]
+fn bloom_filter_properties(
+    fpp: f64,
+    ndv: Option<u64>,
+) -> parquet::file::properties::BloomFilterProperties {
+    let b = parquet::file::properties::BloomFilterProperties::builder().with_fpp(fpp);
+    match ndv {
+        Some(ndv) => b.with_max_ndv(ndv),
+        None => b,
+    }
+    .build()
+}
+
+#[cfg(feature = "parquet-58")]
+impl Props59 for WriterPropertiesBuilder {
+    fn bloom_max_ndv(self, ndv: u64) -> Self {
+        self.set_bloom_filter_ndv(ndv)
+    }
+    fn column_bloom_max_ndv(self, path: ColumnPath, ndv: u64) -> Self {
+        self.set_column_bloom_filter_ndv(path, ndv)
+    }
+    fn path_in_schema(self, _on: bool) -> Self {
+        self
+    }
+    fn bloom_properties(self, fpp: f64, ndv: Option<u64>) -> Self {
+        let b = self.set_bloom_filter_fpp(fpp);
+        match ndv {
+            Some(ndv) => b.set_bloom_filter_ndv(ndv),
+            None => b,
+        }
+    }
+    fn column_bloom_properties(self, path: ColumnPath, fpp: f64, ndv: Option<u64>) -> Self {
+        let b = self.set_column_bloom_filter_fpp(path.clone(), fpp);
+        match ndv {
+            Some(ndv) => b.set_column_bloom_filter_ndv(path, ndv),
+            None => b,
+        }
+    }
+}
+
+/// `FixedSizeBinaryArray::try_new_with_len` (arrow 59 and later; the
+/// length matters for width 0), through `ArrayData` under arrow 58.
+pub fn fixed_size_binary(
+    width: i32,
+    values: arrow_buffer::Buffer,
+    nulls: Option<arrow_buffer::NullBuffer>,
+    len: usize,
+) -> Result<arrow_array::FixedSizeBinaryArray, arrow_schema::ArrowError> {
+    #[cfg(not(feature = "parquet-58"))]
+    return arrow_array::FixedSizeBinaryArray::try_new_with_len(width, values, nulls, len);
+    #[cfg(feature = "parquet-58")]
+    {
+        let data = arrow_data::ArrayData::builder(arrow_schema::DataType::FixedSizeBinary(width))
+            .len(len)
+            .add_buffer(values)
+            .nulls(nulls)
+            .build()?;
+        Ok(arrow_array::FixedSizeBinaryArray::from(data))
+    }
+}
+
+/// `MutableArrayData::try_extend` (arrow 59 and later; `extend` under 58).
+pub fn extend_from(
+    data: &mut arrow_data::transform::MutableArrayData<'_>,
+    index: usize,
+    start: usize,
+    end: usize,
+) {
+    #[cfg(not(feature = "parquet-58"))]
+    data.try_extend(index, start, end).expect("extend");
+    #[cfg(feature = "parquet-58")]
+    data.extend(index, start, end);
 }

@@ -321,7 +321,7 @@ fn min_max(flba: Flba, values: &[&Vec<u8>]) -> Option<(Vec<u8>, Vec<u8>)> {
     let pool = if non_nan.is_empty() && super::release::PARQUET_60 {
         values.to_vec()
     } else {
-        // parquet 59: only NaN, no min/max (docs/parquet-59.md D3).
+        // parquet 59: only NaN, no min/max (docs/releases.md D3).
         non_nan
     };
     let min = pool.iter().copied().min_by(|a, b| flba.cmp_native(a, b))?;

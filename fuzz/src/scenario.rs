@@ -61,6 +61,10 @@ impl Scenario {
             2 => PageStoreChoice::Spill(r.pick(&[1 << 10, 8 << 10, 64 << 10])),
             _ => PageStoreChoice::Spill(0),
         };
+        if !super::release::PAGE_STORES {
+            // parquet 58 has none (the input is read the same way).
+            opts.page_store = PageStoreChoice::Default;
+        }
         if extra & 4 != 0 {
             opts.memory_block = Some(r.pick(&[1 << 20, 1, 4096, 100_003]));
         }

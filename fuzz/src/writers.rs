@@ -16,10 +16,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use parquet::arrow::arrow_writer::{InMemoryPageStoreFactory, PageStoreFactory};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::SchemaDescriptor;
-use parquet_flba::{MemoryListener, SpillPageStoreFactory};
+use parquet_flba::MemoryListener;
+
+use super::release::{PageStores, WithPageStores};
+
+/// The spill store of a write, for its counters.
+#[cfg(not(feature = "parquet-58"))]
+type Spill = parquet_flba::SpillPageStoreFactory;
+/// parquet 58 has no page stores (the scenario never picks one there).
+#[cfg(feature = "parquet-58")]
+type Spill = std::convert::Infallible;
 
 /// Which public API writes the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,20 +68,27 @@ pub enum PageStoreChoice {
 impl PageStoreChoice {
     /// A fresh factory for one write: the spill factory too, for its
     /// counters (`None` for [`PageStoreChoice::Default`]).
-    fn factory(
-        self,
-    ) -> (
-        Option<Arc<dyn PageStoreFactory>>,
-        Option<SpillPageStoreFactory>,
-    ) {
+    #[cfg(not(feature = "parquet-58"))]
+    fn factory(self) -> (Option<PageStores>, Option<Spill>) {
         match self {
             PageStoreChoice::Default => (None, None),
-            PageStoreChoice::InMemory => (Some(Arc::new(InMemoryPageStoreFactory)), None),
+            PageStoreChoice::InMemory => (
+                Some(Arc::new(
+                    parquet::arrow::arrow_writer::InMemoryPageStoreFactory,
+                )),
+                None,
+            ),
             PageStoreChoice::Spill(budget) => {
-                let spill = SpillPageStoreFactory::new(budget);
+                let spill = Spill::new(budget);
                 (Some(Arc::new(spill.clone())), Some(spill))
             }
         }
+    }
+
+    /// No page stores under parquet 58: every choice is the default.
+    #[cfg(feature = "parquet-58")]
+    fn factory(self) -> (Option<PageStores>, Option<Spill>) {
+        (None, None)
     }
 }
 
@@ -83,7 +98,13 @@ impl PageStoreChoice {
 /// # Panics
 ///
 /// When something is left.
-fn check_spill_released(spill: Option<&SpillPageStoreFactory>, side: &str) {
+fn check_spill_released(spill: Option<&Spill>, side: &str) {
+    #[cfg(feature = "parquet-58")]
+    if let Some(never) = spill {
+        let _ = side;
+        match *never {}
+    }
+    #[cfg(not(feature = "parquet-58"))]
     if let Some(spill) = spill {
         assert!(
             spill.spill_files() == 0 && spill.spilled_bytes() == 0 && spill.resident_bytes() == 0,
@@ -306,7 +327,7 @@ macro_rules! writer_impl {
             /// `store` as its page store factory.
             pub fn options(
                 o: &Opts,
-                store: Option<Arc<dyn PageStoreFactory>>,
+                store: Option<PageStores>,
             ) -> w::ArrowWriterOptions {
                 let mut opts = w::ArrowWriterOptions::new()
                     .with_properties(o.props.clone())
@@ -317,9 +338,7 @@ macro_rules! writer_impl {
                 if let Some(schema) = &o.parquet_schema {
                     opts = opts.with_parquet_schema(schema.clone());
                 }
-                if let Some(store) = store {
-                    opts = opts.with_page_store_factory(store);
-                }
+                opts = opts.with_page_stores(store);
                 opts
             }
 
@@ -380,7 +399,7 @@ macro_rules! writer_impl {
                 schema: &SchemaRef,
                 batches: &[RecordBatch],
                 o: &Opts,
-                store: Option<Arc<dyn PageStoreFactory>>,
+                store: Option<PageStores>,
                 flush_after: &[bool],
                 listener: &Arc<Listener>,
             ) -> Result<Written, Failed> {
@@ -409,7 +428,7 @@ macro_rules! writer_impl {
             fn column_writers(
                 schema: &SchemaRef,
                 o: &Opts,
-                store: Option<Arc<dyn PageStoreFactory>>,
+                store: Option<PageStores>,
                 via_into_serialized: bool,
             ) -> Result<(SerializedFileWriter<Vec<u8>>, w::ArrowRowGroupWriterFactory), Failed> {
                 if via_into_serialized {
@@ -446,7 +465,7 @@ macro_rules! writer_impl {
                 schema: &SchemaRef,
                 batches: &[RecordBatch],
                 o: &Opts,
-                store: Option<Arc<dyn PageStoreFactory>>,
+                store: Option<PageStores>,
                 new_group_after: &[bool],
                 via_into_serialized: bool,
             ) -> Result<Written, Failed> {

@@ -9,7 +9,7 @@
 
 use super::cursor::Cursor;
 use super::{Chunk, Chunker, Cuts};
-use crate::encoding::prefetch;
+use crate::cpu::prefetch;
 use arrow_buffer::NullBuffer;
 
 impl Chunker {

@@ -2,9 +2,9 @@
 //! page first, to `SerializedRowGroupWriter::append_column`.
 
 use super::{Blocks, PageSink, Stored};
-use crate::encoding::prefetch;
+use crate::compat::PageStore;
+use crate::cpu::prefetch;
 use bytes::Bytes;
-use parquet::arrow::arrow_writer::PageStore;
 use parquet::column::writer::ColumnCloseResult;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::reader::{ChunkReader, Length};
@@ -24,9 +24,9 @@ impl FlbaChunk {
         self,
         writer: &mut SerializedRowGroupWriter<'_, W>,
     ) -> Result<()> {
-        let close = self
-            .close
-            .update_dictionary_location(self.sink.dictionary_len)?;
+        let has_data_pages = !self.sink.pages.is_empty();
+        let close =
+            crate::compat::dictionary_first(self.close, self.sink.dictionary_len, has_data_pages)?;
         let len = self.sink.length as u64;
         let reader = SpliceReader {
             pages: Mutex::new(Some(self.sink)),
@@ -92,6 +92,8 @@ impl ChunkReader for SpliceReader {
 /// buffer is handed out as its remainder first, then whole buffers, so the
 /// file writer's `BufWriter` is left holding exactly what `parquet` leaves in
 /// it (what `AsyncArrowWriter` sees when it takes the written bytes).
+/// parquet 58 copies its own chunks through `io::copy` too, front first
+/// (D22): so does this stream under 58.
 struct PageStream {
     blocks: Blocks,
     store: Option<Box<dyn PageStore>>,
@@ -121,7 +123,8 @@ impl Read for PageStream {
                 };
                 let rest = blob_end - self.pos;
                 let k = buf.len();
-                let n = if rest > k && !rest.is_multiple_of(k) {
+                let n = if crate::compat::PAGES_SPLICED_WHOLE && rest > k && !rest.is_multiple_of(k)
+                {
                     rest % k
                 } else {
                     rest.min(k)

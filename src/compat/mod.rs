@@ -6,14 +6,14 @@
 //! `compat::X` and never names a release.
 //!
 //! * Rules (`const`s, one per behaviour, each citing its row of
-//!   `docs/parquet-59.md`): the code tests them in plain `if`s, which the
+//!   `docs/releases.md`): the code tests them in plain `if`s, which the
 //!   compiler folds, so a build pays nothing for the other release.
 //! * Settings one release lacks: a getter that returns the value the other
 //!   release behaves as.
 //! * API adapters: the few calls whose signatures differ (NaN counts, the
 //!   page-index model of the hybrid footer, column orders).
 //!
-//! Following a new release: `docs/parquet-59.md` section (d).
+//! Following a new release: the checklist in `docs/releases.md`.
 
 #[cfg(feature = "parquet-60")]
 mod v60;
@@ -35,6 +35,13 @@ mod v58;
     not(any(feature = "parquet-59", feature = "parquet-60"))
 ))]
 pub(crate) use v58::*;
+
+#[cfg(not(feature = "parquet-58"))]
+mod page_stores;
+#[cfg(feature = "parquet-58")]
+#[path = "page_stores_v58.rs"]
+mod page_stores;
+pub(crate) use page_stores::*;
 
 /// The version of the `parquet` crate this build resolved (`"59.3.2"`),
 /// read from its `DEFAULT_CREATED_BY`.

@@ -1,15 +1,16 @@
-//! parquet 60.1. See the module above; `docs/parquet-59.md` lists each
+//! parquet 60.1. See the module above; `docs/releases.md` lists each
 //! difference (D-numbers) with both releases' source lines.
 
 use super::PageIndexes;
-use parquet::basic::ColumnOrder;
+use parquet::basic::{ColumnOrder, LogicalType};
+use parquet::column::writer::ColumnCloseResult;
 use parquet::data_type::FixedLenByteArray;
 use parquet::errors::Result;
 use parquet::file::metadata::page_index::{PageIndexBuilder, PageIndexProvider};
 use parquet::file::metadata::{ColumnIndexBuilder, ParquetMetaData, ParquetMetaDataBuilder};
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
 use parquet::file::page_index::offset_index::OffsetIndexMetaData;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{BloomFilterProperties, WriterProperties};
 use parquet::file::statistics::ValueStatistics;
 use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 use std::sync::Arc;
@@ -45,6 +46,23 @@ pub(crate) const REQUIRED_NULLS_REJECTED: bool = true;
 /// layers at every depth when comparing a batch's types with the schema's
 /// (60); 59 does so only at the top of a column.
 pub(crate) const NESTED_TYPE_COMPATIBILITY: bool = true;
+
+/// D19: a write whose levels are compact (absent or one repeated value)
+/// is cut into batches of `data_page_row_count_limit` levels rather than
+/// `write_batch_size`.
+pub(crate) const COMPACT_LEVELS_BATCHED_BY_ROW_LIMIT: bool = true;
+/// D20: a batch whose values could overflow the page or dictionary byte
+/// budget is written in smaller windows (`ByteBudgetChunker`).
+pub(crate) const BYTE_BUDGET_WINDOWS: bool = true;
+/// D21: a dictionary column's data pages go to the page writer as they are
+/// cut (their headers count in the size estimate at once).
+pub(crate) const DICTIONARY_DATA_PAGES_HELD: bool = false;
+
+/// D22: `ArrowWriter` splices its chunks with one `write_all` per page
+/// header and body (`append_column_from_pages`), which decides what the
+/// file writer's `BufWriter` holds when `AsyncArrowWriter` takes the
+/// written bytes (not the bytes of the file).
+pub(crate) const PAGES_SPLICED_WHOLE: bool = true;
 
 /// D18: a batch is split in a loop, the byte limit measured against the
 /// rows the row limit already trimmed; what is left goes on as one piece.
@@ -156,4 +174,27 @@ pub(crate) fn write_footer<W: std::io::Write + Send>(
         .with_write_path_in_schema(props.write_path_in_schema())
         .with_preserve_page_index_locations(false)
         .finish()
+}
+
+/// The `(scale, precision)` of a DECIMAL logical type.
+pub(crate) fn decimal_scale_precision(logical: Option<&LogicalType>) -> Option<(i32, i32)> {
+    match logical {
+        Some(LogicalType::Decimal(d)) => Some((d.scale, d.precision)),
+        _ => None,
+    }
+}
+
+/// A bloom filter's `(fpp, ndv)`.
+pub(crate) fn bloom_filter_fpp_ndv(props: &BloomFilterProperties) -> (f64, u64) {
+    (props.fpp(), props.ndv())
+}
+
+/// `close` for a chunk whose dictionary page (`dictionary_len` bytes, 0 if
+/// none) was stored after its data pages but goes first in the file.
+pub(crate) fn dictionary_first(
+    close: ColumnCloseResult,
+    dictionary_len: usize,
+    _has_data_pages: bool,
+) -> Result<ColumnCloseResult> {
+    close.update_dictionary_location(dictionary_len)
 }

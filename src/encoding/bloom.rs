@@ -11,7 +11,7 @@
 //! untouched filter folds to a single empty block, as an untouched full-size
 //! filter does.
 
-use super::prefetch;
+use crate::cpu::prefetch;
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::BloomFilterProperties;
@@ -138,14 +138,14 @@ impl BloomFilter {
     /// Validates the properties up front, as `parquet` does when it creates
     /// the filter eagerly.
     pub(crate) fn try_new(props: &BloomFilterProperties) -> Result<Self> {
-        let fpp = props.fpp();
+        let (fpp, ndv) = crate::compat::bloom_filter_fpp_ndv(props);
         if !(0.0..1.0).contains(&fpp) {
             return Err(ParquetError::General(format!(
                 "False positive probability must be between 0.0 and 1.0, got {fpp}"
             )));
         }
         Ok(Self {
-            blocks: num_blocks(props.ndv(), fpp),
+            blocks: num_blocks(ndv, fpp),
             fpp,
             words: Vec::new(),
         })
@@ -223,7 +223,9 @@ mod tests {
             let props = BloomFilterProperties::default();
             let mut ours = BloomFilter::try_new(&props).unwrap();
             let mut scalar = BloomFilter::try_new(&props).unwrap();
-            let mut up = Sbbf::new_with_ndv_fpp(1000, props.fpp()).unwrap();
+            let mut up =
+                Sbbf::new_with_ndv_fpp(1000, crate::compat::bloom_filter_fpp_ndv(&props).0)
+                    .unwrap();
             ours.blocks = up.num_blocks();
             scalar.blocks = up.num_blocks();
             let values: Vec<u8> = (0..width * 500).map(|_| rng.random()).collect();
@@ -234,7 +236,7 @@ mod tests {
             for v in values.chunks_exact(width) {
                 up.insert(v);
             }
-            up.fold_to_target_fpp(props.fpp());
+            up.fold_to_target_fpp(crate::compat::bloom_filter_fpp_ndv(&props).0);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             ours.finish().write(&mut a).unwrap();
             up.write(&mut b).unwrap();

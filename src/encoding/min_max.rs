@@ -9,7 +9,7 @@
 //!   unless every value is NaN, and counted.
 //! * Intervals: no min/max at all.
 
-use super::with_avx2;
+use crate::cpu::with_avx2;
 use crate::values::ValueOrder;
 use crate::values::order::{f16_is_nan, f16_key, f16_total_key};
 use std::cmp::Ordering;

@@ -9,11 +9,12 @@ mod stores;
 pub(crate) use stores::HandOff;
 
 use crate::column::{ArrowColumnWriter, WriterInner};
+use crate::compat::{self, PageStore, PageStoreFactory};
 use crate::leaf::{FlbaColumnWriter, LeafShape};
 use crate::plan::{ColumnPlan, LeafKind};
 use crate::pool::PageHelpers;
 use arrow_schema::{Schema, SchemaRef};
-use parquet::arrow::arrow_writer::{self as upstream, PageStore, PageStoreFactory};
+use parquet::arrow::arrow_writer as upstream;
 use parquet::basic::Compression;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterPropertiesPtr;
@@ -90,9 +91,17 @@ impl ArrowRowGroupWriterFactory {
         }
     }
 
-    /// Sets the [`PageStoreFactory`] that holds each column chunk's finished
-    /// pages until the row group is written (default: in memory).
+    /// Sets the [`PageStoreFactory`](parquet::arrow::arrow_writer::PageStoreFactory)
+    /// that holds each column chunk's finished pages until the row group is
+    /// written (default: in memory). Not with the `parquet-58` feature:
+    /// parquet 58 has no page stores.
+    #[cfg(not(feature = "parquet-58"))]
     pub fn with_page_store_factory(self, page_store_factory: Arc<dyn PageStoreFactory>) -> Self {
+        self.with_page_stores(page_store_factory)
+    }
+
+    /// Sets the page store factory (see `with_page_store_factory`).
+    pub(crate) fn with_page_stores(self, page_store_factory: Arc<dyn PageStoreFactory>) -> Self {
         self.route_page_stores(page_store_factory, Vec::new()).0
     }
 
@@ -106,9 +115,7 @@ impl ArrowRowGroupWriterFactory {
         hand_off: Vec<usize>,
     ) -> (Self, Arc<dyn PageStoreFactory>) {
         if self.plan.fast_count() == 0 && hand_off.is_empty() {
-            self.whole = self
-                .whole
-                .with_page_store_factory(page_store_factory.clone());
+            self.whole = compat::factory_with_page_stores(self.whole, page_store_factory.clone());
             return (self, page_store_factory);
         }
         let mut kept: Vec<usize> = (0..self.columns.len())
@@ -116,7 +123,7 @@ impl ArrowRowGroupWriterFactory {
             .collect();
         kept.extend(&hand_off);
         let router = Arc::new(Router::new(page_store_factory, kept));
-        self.whole = self.whole.with_page_store_factory(router.clone());
+        self.whole = compat::factory_with_page_stores(self.whole, router.clone());
         self.router = Some(router.clone());
         let hand_off = Arc::new(HandOff {
             router,

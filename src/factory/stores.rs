@@ -11,7 +11,7 @@
 //! throw-away writer for that leaf an in-memory store instead), for this
 //! crate's writers and for the inner writer's [`HandOff`] to take.
 
-use parquet::arrow::arrow_writer::{InMemoryPageStore, PageStore, PageStoreArgs, PageStoreFactory};
+use crate::compat::{InMemoryPageStore, PageStore, PageStoreArgs, PageStoreFactory};
 use parquet::errors::{ParquetError, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -82,6 +82,8 @@ impl PageStoreFactory for Router {
 
 /// The page store factory of an inner `parquet` writer of some of the
 /// file's leaves: gives it the stores the [`Router`] kept for them.
+/// (Never asked for a store under parquet 58, which has no page stores.)
+#[cfg_attr(feature = "parquet-58", allow(dead_code))]
 pub(crate) struct HandOff {
     pub(crate) router: Arc<Router>,
     /// The file leaf of each of the inner writer's leaves.

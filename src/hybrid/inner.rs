@@ -3,11 +3,12 @@
 //! row group at a time in lockstep with the outer writer.
 
 use super::layout::Part;
+use crate::compat::PageStoreFactory;
 use crate::schema::prune::prune_array;
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 use bytes::Bytes;
-use parquet::arrow::arrow_writer::{self as upstream, PageStoreFactory};
+use parquet::arrow::arrow_writer as upstream;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use parquet::file::properties::{BloomFilterPosition, WriterProperties};
@@ -51,7 +52,7 @@ impl InnerWriter {
             .with_skip_arrow_metadata(true)
             .with_parquet_schema(SchemaDescriptor::new(sub_root));
         if let Some(f) = page_stores {
-            options = options.with_page_store_factory(f);
+            options = crate::compat::options_with_page_stores(options, f);
         }
         let writer = upstream::ArrowWriter::try_new_with_options(Vec::new(), sub_arrow, options)?;
         Ok(Self {

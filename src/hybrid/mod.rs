@@ -19,6 +19,7 @@ mod layout;
 
 use crate::ArrowRowGroupWriterFactory;
 use crate::column::ArrowColumnChunk;
+use crate::compat::PageStoreFactory;
 use crate::plan::ColumnPlan;
 use crate::sink::RowGroupSink;
 use arrow_array::RecordBatch;
@@ -27,7 +28,6 @@ use footer::{Footer, IndexSource};
 use gate::Gate;
 use inner::{InnerBytes, InnerWriter};
 use layout::Layout;
-use parquet::arrow::arrow_writer::PageStoreFactory;
 use parquet::bloom_filter::Sbbf;
 use parquet::column::writer::ColumnCloseResult;
 use parquet::errors::{ParquetError, Result};
@@ -300,7 +300,7 @@ impl<W: Write + Send> RowGroupSink<W> for SpliceSink<W> {
         }
         let mut rebuilt = ArrowRowGroupWriterFactory::new(&writer, factory.arrow_schema().clone());
         if let Some(f) = factory.page_store_factory() {
-            rebuilt = rebuilt.with_page_store_factory(f);
+            rebuilt = rebuilt.with_page_stores(f);
         }
         Ok((writer, rebuilt))
     }

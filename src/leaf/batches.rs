@@ -7,10 +7,13 @@
 //! `write_batch_size` otherwise, each extended to a record boundary. A batch
 //! whose fixed-width values could overflow the page (or dictionary) byte
 //! budget is written in smaller windows instead. Pages are only cut between
-//! mini-batches, so the same cuts give the same pages.
+//! mini-batches, so the same cuts give the same pages. (parquet 58 has
+//! neither rule: its batches are always `write_batch_size` levels, D19 and
+//! D20.)
 
-use super::view::LevelView;
+use super::view::{LevelView, Span};
 use crate::cdc::Chunker;
+use crate::compat;
 use crate::page::PageBuilder;
 use crate::values::NativeValues;
 use arrow_array::cast::AsArray;
@@ -19,14 +22,6 @@ use arrow_schema::DataType;
 use parquet::basic::Type as PhysicalType;
 use parquet::errors::Result;
 use std::ops::Range;
-
-/// Some levels of a write, as one `parquet` write call: the level range and
-/// the index (among all the write's values) of its first value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Span {
-    pub(super) levels: Range<usize>,
-    pub(super) first_value: usize,
-}
 
 /// How a batch too large for the byte budget is cut into windows.
 #[derive(Debug, Clone, Copy)]
@@ -53,18 +48,20 @@ struct Budget {
 impl Budget {
     fn new(b: &PageBuilder, width: usize, by_row_limit: bool) -> Self {
         let s = b.settings();
-        let base = match by_row_limit {
+        let base = match by_row_limit && compat::COMPACT_LEVELS_BATCHED_BY_ROW_LIMIT {
             true => s.data_page_row_count_limit,
             false => s.write_batch_size,
         }
         .max(1);
         let per_batch = width.saturating_mul(base);
+        // Without byte budget windows (D20) every batch is written whole.
+        let budgeted = compat::BYTE_BUDGET_WINDOWS;
         Self {
             base,
             width,
             integers: matches!(s.physical, PhysicalType::INT32 | PhysicalType::INT64),
-            fits_page: per_batch <= s.data_page_size_limit,
-            fits_dict: per_batch <= s.dictionary_page_size_limit,
+            fits_page: !budgeted || per_batch <= s.data_page_size_limit,
+            fits_dict: !budgeted || per_batch <= s.dictionary_page_size_limit,
         }
     }
 
@@ -83,7 +80,7 @@ impl Budget {
             false if self.fits_page => None,
             false => Some((
                 s.data_page_size_limit,
-                crate::compat::DELTA_WINDOWS_BY_VALUES && b.compresses_against_previous_value(),
+                compat::DELTA_WINDOWS_BY_VALUES && b.compresses_against_previous_value(),
             )),
         }
     }

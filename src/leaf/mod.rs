@@ -23,20 +23,19 @@ pub(crate) use check::LeafShape;
 
 use crate::cdc::Chunker;
 use crate::chunk::{FlbaChunk, PageSink};
+use crate::compat::PageStore;
 use crate::levels::LeafLevels;
 use crate::page::PageBuilder;
 use crate::pool::PageHelpers;
 use crate::values::{FlbaKind, NativeValues};
 use arrow_array::ArrayRef;
 use arrow_schema::FieldRef;
-use batches::Span;
 use distinct::DistinctValues;
-use parquet::arrow::arrow_writer::PageStore;
 use parquet::errors::Result;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnDescPtr;
 use std::sync::Arc;
-use view::{FlatLevels, LevelView, NestedLevels};
+use view::{FlatLevels, LevelView, NestedLevels, Span};
 
 /// A leaf column that is a whole top-level field.
 #[derive(Debug, Clone)]

@@ -4,7 +4,6 @@
 //! ([`NestedLevels`]). The mini-batch cutter and the CDC loop are written
 //! once over [`LevelView`].
 
-use super::batches::Span;
 use crate::cdc::Chunker;
 use crate::levels::{LeafLevels, LevelData};
 use crate::page::{MiniBatchLevels, PageBuilder};
@@ -13,6 +12,15 @@ use arrow_buffer::NullBuffer;
 use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use parquet::errors::Result;
+use std::ops::Range;
+
+/// Some levels of a write, as one `parquet` write call: the level range and
+/// the index (among all the write's values) of its first value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Span {
+    pub(super) levels: Range<usize>,
+    pub(super) first_value: usize,
+}
 
 /// What the mini-batch cutter needs to know about a leaf's levels. Level
 /// positions are absolute (from the start of the write); a *value* is a level

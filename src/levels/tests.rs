@@ -131,7 +131,7 @@ fn null_in_required_field_is_reported_once() {
     let l = only_leaf(field, array);
     // Index 1 sits under a null list and is never reached.
     let message = "Found null at index 2 for required field 'item'";
-    // parquet 59 does not check required fields (docs/parquet-59.md D15).
+    // parquet 59 does not check required fields (docs/releases.md D15).
     let want = crate::compat::REQUIRED_NULLS_REJECTED.then_some(message);
     assert_eq!(l.validation_error.as_deref(), want);
 }

@@ -3,7 +3,7 @@
 //! dictionary is done, and the chunk's metadata, indexes and bloom filter.
 
 use super::PageBuilder;
-use super::output::{DataPageHead, PageTag};
+use super::data_page::{DataPageHead, PageTag};
 use super::statistics::{HeaderMinMax, chunk_statistics};
 use crate::chunk::FlbaChunk;
 use parquet::basic::{Encoding, EncodingMask, PageType};

@@ -27,6 +27,8 @@ pub(crate) struct WrittenPage {
     pub offset: u64,
     /// Bytes written (header and body, compressed).
     pub len: usize,
+    /// Bytes of the header.
+    pub header: usize,
     /// Bytes the page would take uncompressed, header included.
     pub uncompressed: usize,
 }
@@ -52,6 +54,22 @@ pub(crate) struct ChunkTotals {
     pub encodings: Vec<Encoding>,
     /// Pages per (type, encoding), the dictionary page first.
     pub encoding_stats: Vec<PageEncodingStats>,
+    /// D21 (parquet 58): the headers of the dictionary-encoded data pages
+    /// written before the dictionary page. 58's column writer holds those
+    /// pages back until the dictionary page is written, and its size
+    /// estimate counts a held page without its header.
+    pub held_headers: u64,
+}
+
+/// Whether parquet's column writer holds a data page of `encoding` back
+/// until the dictionary page is written (D21: parquet 58, for the pages
+/// that use the dictionary).
+pub(crate) fn held(encoding: Encoding) -> bool {
+    crate::compat::DICTIONARY_DATA_PAGES_HELD
+        && matches!(
+            encoding,
+            Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY
+        )
 }
 
 impl ChunkTotals {
@@ -87,6 +105,9 @@ impl ChunkTotals {
             }),
         }
         self.add_written(page);
+        if held(encoding) {
+            self.held_headers += page.header as u64;
+        }
         self.num_values += counters.levels as u64;
         self.data_page_offset.get_or_insert(page.offset);
         self.rows_written += counters.rows as u64;
@@ -107,6 +128,7 @@ impl ChunkTotals {
             false => self.encoding_stats.push(entry),
         }
         self.add_written(page);
+        self.held_headers = 0;
         self.dictionary_page_offset = Some(page.offset);
     }
 

@@ -14,10 +14,13 @@
 //! * [`level_encoding`]: a page's levels and level histograms.
 //! * [`metrics`]: page counters and chunk totals; [`index`]: page indexes.
 //! * [`cut`]: cutting a data page, the dictionary page, closing the chunk.
-//! * [`output`]: compression, headers ([`header`]) and storing pages.
+//! * [`data_page`]: what a data page header says, its stored size.
+//! * [`output`]: compression (on the pool's threads: `output::in_flight`),
+//!   headers ([`header`]) and storing pages.
 //! * [`statistics`]: page header and chunk statistics, truncation.
 
 pub(crate) mod cut;
+pub(crate) mod data_page;
 pub(crate) mod header;
 pub(crate) mod index;
 pub(crate) mod level_encoding;
@@ -130,7 +133,7 @@ impl PageBuilder {
 
     /// `parquet`'s `get_estimated_total_bytes` for this column.
     pub(crate) fn estimated_total_bytes(&self) -> u64 {
-        self.totals.bytes_written
+        self.totals.bytes_written - self.totals.held_headers
             + self.output.pending_bytes(&self.s)
             + self.encoder.estimated_data_page_size() as u64
             + self.encoder.estimated_dict_page_size().unwrap_or(0) as u64

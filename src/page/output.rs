@@ -6,120 +6,22 @@
 //! back to the sink with its header and levels filled in front of them, so
 //! its values are never copied. Other pages are assembled from their parts.
 
+mod in_flight;
+
+use super::data_page::{
+    DataPageHead, PageTag, checked_i32, compressed_len, header_into, stored_size,
+};
 use super::header::{PageKind, write_page_header};
-use super::metrics::{PageCounters, WrittenPage};
+use super::metrics::WrittenPage;
 use super::settings::ColumnSettings;
-use super::statistics::HeaderMinMax;
 use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::block::PageBlock;
 use crate::encoding::{ColumnEncoder, DictionaryPage, PageBytes};
-use crate::pool::{PageHelpers, Ticket};
-use parquet::basic::Encoding;
+use crate::pool::PageHelpers;
+use in_flight::Helped;
 use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
-use parquet::errors::{ParquetError, Result};
+use parquet::errors::Result;
 use parquet::file::properties::WriterVersion;
-use std::collections::VecDeque;
-
-/// What a data page header says, besides sizes and the levels.
-#[derive(Debug)]
-pub(crate) struct DataPageHead {
-    /// Levels (values and nulls).
-    pub num_levels: u32,
-    /// Nulls.
-    pub num_nulls: u64,
-    /// Rows.
-    pub num_rows: u32,
-    /// Value encoding.
-    pub encoding: Encoding,
-    /// Length of the repetition levels within the page's levels.
-    pub rep_len: usize,
-    /// Header statistics (min / max), if written.
-    pub statistics: Option<HeaderMinMax>,
-}
-
-impl DataPageHead {
-    /// The header's page type and fields, for a page with `levels_len`
-    /// bytes of levels, `compressed` or not.
-    fn kind(&self, version: WriterVersion, levels_len: usize, compressed: bool) -> PageKind<'_> {
-        let statistics = self
-            .statistics
-            .as_ref()
-            .map(|m| m.with_nulls(self.num_nulls));
-        match version {
-            WriterVersion::PARQUET_1_0 => PageKind::DataV1 {
-                num_values: self.num_levels as i32,
-                encoding: self.encoding,
-                statistics,
-            },
-            WriterVersion::PARQUET_2_0 => PageKind::DataV2 {
-                num_values: self.num_levels as i32,
-                num_nulls: self.num_nulls as u32 as i32,
-                num_rows: self.num_rows as i32,
-                encoding: self.encoding,
-                def_levels_len: (levels_len - self.rep_len) as i32,
-                rep_levels_len: self.rep_len as i32,
-                is_compressed: compressed,
-                statistics,
-            },
-        }
-    }
-}
-
-/// What the page builder records of a data page once it is stored.
-#[derive(Debug)]
-pub(crate) struct PageTag {
-    /// Value encoding.
-    pub encoding: Encoding,
-    /// The page's counters.
-    pub counters: PageCounters,
-}
-
-/// A data page out on a helper thread being compressed ([`PageHelpers`]).
-struct InFlight {
-    head: DataPageHead,
-    tag: PageTag,
-    levels: Vec<u8>,
-    /// Levels and values, uncompressed.
-    uncompressed: usize,
-    ticket: Ticket<Compressed>,
-}
-
-/// The size after its header of a page of `uncompressed` bytes (levels and
-/// values, `levels` of them levels), and whether it is stored compressed,
-/// given `compressed` bytes of compressed values (V1: levels and values):
-/// V2 pages stay uncompressed unless compression saves enough.
-fn stored_size(
-    s: &ColumnSettings,
-    uncompressed: usize,
-    levels: usize,
-    compressed: usize,
-) -> (usize, bool) {
-    let saves = (compressed as f64) < uncompressed as f64 * s.v2_compression_threshold;
-    match s.version == WriterVersion::PARQUET_1_0 || saves {
-        true => (compressed_len(s, levels, compressed), true),
-        false => (uncompressed, false),
-    }
-}
-
-/// The size after its header of a compressed page with `levels` bytes of
-/// levels and `compressed` bytes of compressed values (V1: levels and
-/// values; V2 keeps its levels uncompressed, in front).
-fn compressed_len(s: &ColumnSettings, levels: usize, compressed: usize) -> usize {
-    match s.version {
-        WriterVersion::PARQUET_1_0 => compressed,
-        WriterVersion::PARQUET_2_0 => levels + compressed,
-    }
-}
-
-/// What a compression job hands back: its codec and buffers, and the
-/// outcome.
-struct Compressed {
-    codec: Box<dyn Codec>,
-    /// What was compressed: V1 levels and values, V2 values.
-    input: Vec<u8>,
-    output: Vec<u8>,
-    result: Result<()>,
-}
 
 /// Compresses pages, writes their headers and stores them.
 pub(crate) struct PageOutput {
@@ -139,24 +41,11 @@ pub(crate) struct PageOutput {
     helpers: Option<Helped>,
 }
 
-/// The state of compressing pages on helper threads.
-struct Helped {
-    helpers: PageHelpers,
-    /// Pages out being compressed, oldest first.
-    in_flight: VecDeque<InFlight>,
-    /// Codecs and buffers not lent to a job (each kept for one use, so
-    /// that a buffer keeps the size its use needs).
-    codecs: Vec<Box<dyn Codec>>,
-    inputs: Vec<Vec<u8>>,
-    outputs: Vec<Vec<u8>>,
-    levels: Vec<Vec<u8>>,
-}
-
 impl std::fmt::Debug for PageOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PageOutput")
             .field("sink", &self.sink)
-            .field("helpers", &self.helpers.as_ref().map(|h| &h.helpers))
+            .field("helpers", &self.helpers)
             .finish_non_exhaustive()
     }
 }
@@ -170,14 +59,7 @@ impl PageOutput {
         helpers: Option<PageHelpers>,
     ) -> Result<Self> {
         let codec = create_codec(s.compression, &CodecOptionsBuilder::default().build())?;
-        let helpers = helpers.filter(|_| codec.is_some()).map(|helpers| Helped {
-            helpers,
-            in_flight: VecDeque::new(),
-            codecs: Vec::new(),
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            levels: Vec::new(),
-        });
+        let helpers = helpers.filter(|_| codec.is_some()).map(Helped::new);
         Ok(Self {
             codec,
             sink,
@@ -197,11 +79,7 @@ impl PageOutput {
 
     /// Heap bytes held: buffers and the sink's pages.
     pub(crate) fn memory_size(&self) -> usize {
-        let helped = self.helpers.as_ref().map_or(0, |h| {
-            let lent: usize = h.in_flight.iter().map(|f| f.uncompressed).sum();
-            let idle = h.inputs.iter().chain(&h.outputs).chain(&h.levels);
-            idle.map(Vec::capacity).sum::<usize>() + lent
-        });
+        let helped = self.helpers.as_ref().map_or(0, Helped::memory_size);
         self.sink.memory_size()
             + self.header.capacity()
             + self.uncompressed.capacity()
@@ -304,6 +182,7 @@ impl PageOutput {
                 WrittenPage {
                     offset,
                     len,
+                    header: self.header.len(),
                     uncompressed: self.header.len() + uncompressed,
                 }
             }
@@ -333,6 +212,7 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: total,
+            header: self.header.len(),
             uncompressed: total,
         })
     }
@@ -350,38 +230,6 @@ impl PageOutput {
         self.header.clear();
         let sizes = (uncompressed, compressed_size, compressed);
         header_into(&mut self.header, s, head, levels_len, sizes)
-    }
-
-    /// The bytes the pages out on helper threads will take once stored
-    /// (headers included), waiting for them if need be; they count in the
-    /// chunk's size estimate as if they were stored.
-    pub(crate) fn pending_bytes(&self, s: &ColumnSettings) -> u64 {
-        let Some(h) = &self.helpers else {
-            return 0;
-        };
-        let mut header = Vec::new();
-        let mut total = 0;
-        for page in &h.in_flight {
-            total += page.ticket.peek(|outcome| match outcome {
-                Some(Ok(Compressed {
-                    output,
-                    result: Ok(()),
-                    ..
-                })) => {
-                    header.clear();
-                    let (size, compressed) =
-                        stored_size(s, page.uncompressed, page.levels.len(), output.len());
-                    let sizes = (page.uncompressed, size, compressed);
-                    match header_into(&mut header, s, &page.head, page.levels.len(), sizes) {
-                        Ok(()) => (header.len() + size) as u64,
-                        Err(_) => 0,
-                    }
-                }
-                // The error comes when the page is stored.
-                _ => 0,
-            });
-        }
-        total
     }
 
     /// Stores a page whose values (V1: levels and values) were compressed
@@ -405,123 +253,9 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: header.len() + compressed_size,
+            header: header.len(),
             uncompressed: header.len() + uncompressed,
         })
-    }
-
-    /// [`Self::write_data_page`] with helper threads: the page's bytes are
-    /// copied into a buffer of their own and handed, with a codec of their
-    /// own, to a helper; then pages beyond what may be out at once are
-    /// stored (waiting for them if need be).
-    fn send_data_page(
-        &mut self,
-        s: &ColumnSettings,
-        head: DataPageHead,
-        levels: &[u8],
-        values: PageBytes<'_>,
-        tag: PageTag,
-    ) -> Result<()> {
-        let bytes = values.as_slice();
-        let Some(h) = &mut self.helpers else {
-            return Err(ParquetError::General("no helper threads".into()));
-        };
-        let mut input = h.inputs.pop().unwrap_or_default();
-        input.clear();
-        if s.version == WriterVersion::PARQUET_1_0 {
-            input.extend_from_slice(levels);
-        }
-        input.extend_from_slice(bytes);
-        let mut kept_levels = h.levels.pop().unwrap_or_default();
-        kept_levels.clear();
-        kept_levels.extend_from_slice(levels);
-        let mut output = h.outputs.pop().unwrap_or_default();
-        let mut codec = match h.codecs.pop() {
-            Some(codec) => codec,
-            None => create_codec(s.compression, &CodecOptionsBuilder::default().build())?
-                .ok_or_else(|| ParquetError::General("the column has no codec".into()))?,
-        };
-        let uncompressed = levels.len() + bytes.len();
-        let job = move || {
-            output.clear();
-            output.reserve(input.len());
-            let result = codec.compress(&input, &mut output);
-            Compressed {
-                codec,
-                input,
-                output,
-                result,
-            }
-        };
-        let ticket = h.helpers.spawn(job);
-        h.in_flight.push_back(InFlight {
-            head,
-            tag,
-            levels: kept_levels,
-            uncompressed,
-            ticket,
-        });
-        let out_at_once = h.helpers.in_flight();
-        if let PageBytes::Block(block) = values {
-            self.recycle(block)?;
-        }
-        while self
-            .helpers
-            .as_ref()
-            .is_some_and(|h| h.in_flight.len() > out_at_once)
-        {
-            self.store_oldest(s)?;
-        }
-        Ok(())
-    }
-
-    /// Stores every page still out on a helper thread, in order.
-    pub(crate) fn finish_pages(&mut self, s: &ColumnSettings) -> Result<()> {
-        while self
-            .helpers
-            .as_ref()
-            .is_some_and(|h| !h.in_flight.is_empty())
-        {
-            self.store_oldest(s)?;
-        }
-        Ok(())
-    }
-
-    /// Waits for the oldest page out on a helper thread and stores it as
-    /// the page would have been stored had it been compressed here.
-    fn store_oldest(&mut self, s: &ColumnSettings) -> Result<()> {
-        let Some(page) = self.helpers.as_mut().and_then(|h| h.in_flight.pop_front()) else {
-            return Ok(());
-        };
-        let done = page.ticket.wait().map_err(|message| {
-            ParquetError::General(format!(
-                "compressing a page panicked on a worker thread: {message}"
-            ))
-        })?;
-        let Compressed {
-            codec,
-            input,
-            output,
-            result,
-        } = done;
-        if let Some(h) = &mut self.helpers {
-            h.codecs.push(codec);
-        }
-        result?;
-        let levels = page.levels.as_slice();
-        let (_, compressed) = stored_size(s, page.uncompressed, levels.len(), output.len());
-        let written = match compressed {
-            true => self.store_compressed(s, &page.head, levels, page.uncompressed, &output)?,
-            // V2 (the only version that can stay uncompressed): `input`
-            // holds the values alone.
-            false => self.store_uncompressed(s, &page.head, levels, &input)?,
-        };
-        self.stored.push((written, page.tag));
-        if let Some(h) = &mut self.helpers {
-            h.inputs.push(input);
-            h.outputs.push(output);
-            h.levels.push(page.levels);
-        }
-        Ok(())
     }
 
     /// Compresses the page body into `compressed`, if there is a codec and
@@ -609,32 +343,8 @@ impl PageOutput {
         Ok(WrittenPage {
             offset,
             len: self.header.len() + body.len(),
+            header: self.header.len(),
             uncompressed: self.header.len() + raw.len(),
         })
     }
-}
-
-/// Writes the header of a data page with `head` and `levels_len` bytes of
-/// levels into `out`; `sizes`: uncompressed and stored sizes, and whether
-/// the page is compressed.
-fn header_into(
-    out: &mut Vec<u8>,
-    s: &ColumnSettings,
-    head: &DataPageHead,
-    levels_len: usize,
-    (uncompressed, stored, compressed): (usize, usize, bool),
-) -> Result<()> {
-    write_page_header(
-        out,
-        checked_i32(uncompressed)?,
-        checked_i32(stored)?,
-        &head.kind(s.version, levels_len, compressed),
-    );
-    Ok(())
-}
-
-/// `size` as a page header size, or an error if it does not fit.
-fn checked_i32(size: usize) -> Result<i32> {
-    i32::try_from(size)
-        .map_err(|_| ParquetError::General(format!("Page size overflow: {size} bytes")))
 }

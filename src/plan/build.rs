@@ -242,8 +242,8 @@ fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
         return descr.physical_type() == physical
             && writable
             && width_agrees
-            && matches!(logical, Some(LogicalType::Decimal(d))
-                if d.scale == i32::from(*s) && d.precision == i32::from(*p));
+            && crate::compat::decimal_scale_precision(logical)
+                == Some((i32::from(*s), i32::from(*p)));
     }
     if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY {
         return false;

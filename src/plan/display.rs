@@ -23,7 +23,7 @@ impl fmt::Display for DelegateReason {
             }
             DelegateReason::SchemaNotMapped => "Arrow and Parquet schemas do not line up",
             DelegateReason::WrappedUnderParquet59 => {
-                "under a dictionary or run-end-encoded type (parquet 59 rules)"
+                "under a dictionary or run-end-encoded type (parquet 58/59 rules)"
             }
             DelegateReason::CdcUnsplittableField => {
                 "content-defined chunking: field cannot be split"

@@ -57,11 +57,12 @@ pub enum DelegateReason {
     /// kinds, which cannot lose its keys or values) goes whole to the inner
     /// `parquet` writer.
     CdcUnsplittableField,
-    /// Built with the `parquet-59` feature, a leaf under a dictionary or
-    /// run-end-encoded type in the schema: parquet 59 writes those by rules
-    /// of its own (a dictionary of `FixedSizeBinary` through its byte-array
-    /// writer, run-end values' nullability ignored), which this crate
-    /// leaves to it. Never given with `parquet-60`.
+    /// Built with the `parquet-59` or the `parquet-58` feature, a leaf under
+    /// a dictionary or run-end-encoded type in the schema: parquet 59 and 58
+    /// write those by rules of their own (a dictionary of `FixedSizeBinary`
+    /// through the byte-array writer, run-end values' nullability ignored;
+    /// 58 refuses run-end-encoded fields altogether), which this crate
+    /// leaves to them. Never given with `parquet-60`.
     WrappedUnderParquet59,
     /// The `parquet` release this build resolved
     /// ([`PARQUET_RELEASE`](crate::PARQUET_RELEASE)) is a patch release

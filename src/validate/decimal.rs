@@ -2,7 +2,7 @@
 //! INT32, INT64 or FIXED_LEN_BYTE_ARRAY of fewer bytes): `parquet` would cut
 //! such a value short and write a wrong one.
 
-use super::nodes::Row;
+use super::Row;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;

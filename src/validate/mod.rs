@@ -17,8 +17,27 @@ mod nodes;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
-use nodes::{Node, Row};
+use nodes::Node;
 use parquet::errors::{ParquetError, Result};
+
+/// Which batch row an index of a nested array belongs to.
+#[derive(Clone, Copy)]
+enum Row {
+    /// Indices are rows (top level, or below structs only).
+    Same,
+    /// Everything below one list slot belongs to this row.
+    At(usize),
+}
+
+impl Row {
+    /// The batch row of element `index`.
+    fn of(self, index: usize) -> usize {
+        match self {
+            Row::Same => index,
+            Row::At(row) => row,
+        }
+    }
+}
 
 /// Checks `batch` against `schema`: column count, types, reachable nulls in
 /// non-nullable fields, reachable decimals too wide for their column. Fields

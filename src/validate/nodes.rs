@@ -2,7 +2,7 @@
 //! decides which nulls (and decimals) it reaches, and the walk over it.
 
 use super::decimal::NarrowDecimal;
-use super::{child_values, has_narrow_decimal, logical_type};
+use super::{Row, child_values, has_narrow_decimal, logical_type};
 use crate::arrays::{expand_dictionary, expand_run_end_encoded};
 use crate::levels::is_leaf;
 use arrow_array::cast::AsArray;
@@ -11,24 +11,6 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, FieldRef};
 use parquet::errors::{ParquetError, Result};
 use std::ops::Range;
-
-/// Which batch row an index of a nested array belongs to.
-#[derive(Clone, Copy)]
-pub(super) enum Row {
-    /// Indices are rows (top level, or below structs only).
-    Same,
-    /// Everything below one list slot belongs to this row.
-    At(usize),
-}
-
-impl Row {
-    pub(super) fn of(self, index: usize) -> usize {
-        match self {
-            Row::Same => index,
-            Row::At(row) => row,
-        }
-    }
-}
 
 /// Where the children of each slot of a list-like array are.
 pub(super) enum Slots {

@@ -2,7 +2,7 @@
 //! time, written straight into a caller's buffer.
 
 use super::{Extremes, FlbaKind, NativeValues};
-use crate::encoding::prefetch;
+use crate::cpu::prefetch;
 use arrow_buffer::bit_chunk_iterator::BitChunks;
 use arrow_buffer::bit_iterator::BitIndexIterator;
 use arrow_buffer::i256;

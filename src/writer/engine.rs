@@ -4,11 +4,12 @@
 
 use super::ArrowWriterOptions;
 use crate::ArrowRowGroupWriterFactory;
+use crate::compat::PageStoreFactory;
 use crate::plan::ColumnPlan;
 use crate::validate::validate_batch;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use parquet::arrow::arrow_writer::{self as upstream, PageStoreFactory};
+use parquet::arrow::arrow_writer as upstream;
 use parquet::errors::Result;
 use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
 use parquet::file::writer::SerializedFileWriter;
@@ -87,7 +88,7 @@ impl<W: Write + Send> ParquetFile<W> {
         let (writer, _) = self.writer.into_serialized_writer()?;
         let mut factory = ArrowRowGroupWriterFactory::new(&writer, self.arrow_schema);
         if let Some(f) = self.page_stores {
-            factory = factory.with_page_store_factory(f);
+            factory = factory.with_page_stores(f);
         }
         Ok((writer, factory))
     }

@@ -1,8 +1,9 @@
 //! [`ArrowWriterOptions`], drop-in for `parquet`'s.
 
+use crate::compat::PageStoreFactory;
 use arrow_schema::Schema;
 use parquet::arrow::ArrowSchemaConverter;
-use parquet::arrow::arrow_writer::{self as upstream, PageStoreFactory};
+use parquet::arrow::arrow_writer as upstream;
 use parquet::errors::Result;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::SchemaDescriptor;
@@ -34,10 +35,13 @@ impl ArrowWriterOptions {
         self
     }
 
-    /// Sets the [`PageStoreFactory`] that buffers finished pages until their
-    /// row group is written (default: in memory; see
+    /// Sets the [`PageStoreFactory`](parquet::arrow::arrow_writer::PageStoreFactory)
+    /// that buffers finished pages until their row group is written
+    /// (default: in memory; see
     /// [`SpillPageStoreFactory`](crate::SpillPageStoreFactory) to spill them
-    /// to disk).
+    /// to disk). Not with the `parquet-58` feature: parquet 58 has no page
+    /// stores.
+    #[cfg(not(feature = "parquet-58"))]
     pub fn with_page_store_factory(
         mut self,
         page_store_factory: Arc<dyn PageStoreFactory>,
@@ -105,7 +109,7 @@ impl ArrowWriterOptions {
             options = options.with_parquet_schema(schema);
         }
         if let Some(f) = self.page_store_factory {
-            options = options.with_page_store_factory(f);
+            options = crate::compat::options_with_page_stores(options, f);
         }
         options
     }

@@ -8,7 +8,9 @@
 //! ([`lanes`]), driven by [`parallel`]; the steps, their order and what
 //! each column writer is given are the same.
 
+mod file_encoder;
 mod lanes;
+mod limits;
 mod parallel;
 
 use super::ArrowWriterOptions;
@@ -25,17 +27,15 @@ use crate::validate::validate_batch;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use lanes::{Closing, Costs, Lanes, panicked};
+use limits::Step;
 use parallel::column_name;
 use parquet::arrow::arrow_writer as upstream;
 use parquet::errors::{ParquetError, Result};
-use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
 use parquet::file::properties::BloomFilterPosition;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescriptor;
 use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Duration;
 
 /// The default of `ArrowWriter::with_min_parallel_work`, in nanoseconds:
 /// below about this much work, queuing a write's columns on their lanes
@@ -71,14 +71,6 @@ struct RowGroup {
     /// The column writers, with their leaf indices.
     writers: Vec<(usize, ArrowColumnWriter)>,
     rows: usize,
-}
-
-/// What to do with the rest of a batch.
-enum Step {
-    /// The row group is full: flush it first.
-    Flush,
-    /// Write this many rows into the row group (all that are left if None).
-    Write(Option<usize>),
 }
 
 /// Encodes row groups column by column into a [`RowGroupSink`].
@@ -153,7 +145,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 let file = SerializedFileWriter::new(out, root, Arc::new(props))?;
                 let mut factory = ArrowRowGroupWriterFactory::with_plan(&file, schema, plan);
                 if let Some(f) = stores {
-                    factory = factory.with_page_store_factory(f);
+                    factory = factory.with_page_stores(f);
                 }
                 (Sink::File(FileSink(file)), factory)
             }
@@ -225,33 +217,6 @@ impl<W: Write + Send> RowGroupWriter<W> {
             Ok(())
         })
         .map_err(|message| panicked("validating the batch", message))?
-    }
-
-    /// Where the next part of a batch of `left` rows ends, by the row and
-    /// byte limits; `buffered` rows are in the row group already.
-    fn next_step(&self, buffered: usize, left: usize) -> Step {
-        let by_rows = self
-            .max_rows
-            .filter(|&max| buffered + left > max)
-            .map(|max| max - buffered);
-        if by_rows.is_some() && !crate::compat::ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS {
-            // parquet 59 splits by the row limit alone first; the byte limit
-            // then splits the first piece on its own (D18).
-            return Step::Write(by_rows);
-        }
-        let Some(max_bytes) = self.max_bytes.filter(|_| buffered > 0) else {
-            return Step::Write(by_rows);
-        };
-        let current = self.estimated_bytes();
-        if current >= max_bytes {
-            return Step::Flush;
-        }
-        let per_row = current / buffered;
-        match (max_bytes - current).checked_div(per_row) {
-            Some(0) => Step::Flush,
-            Some(fit) if fit < by_rows.unwrap_or(left) => Step::Write(Some(fit)),
-            _ => Step::Write(by_rows),
-        }
     }
 
     /// Writes a validated batch into row groups, split where the row and
@@ -375,27 +340,6 @@ impl<W: Write + Send> RowGroupWriter<W> {
         Ok(0)
     }
 
-    /// Whether the row group has reached a limit.
-    fn is_full(&self, rows: usize) -> bool {
-        self.max_rows.is_some_and(|max| rows >= max)
-            || self
-                .max_bytes
-                .is_some_and(|max| self.estimated_bytes() >= max)
-    }
-
-    /// Estimated encoded bytes of the row group, over every column (once
-    /// the lanes are idle).
-    fn estimated_bytes(&self) -> usize {
-        let own = self.in_progress.as_ref().map_or(0, |rg| {
-            rg.writers
-                .iter()
-                .map(|(_, w)| w.get_estimated_total_bytes())
-                .sum::<usize>()
-                + self.estimated_on_lanes()
-        });
-        own + self.sink.get().estimated_bytes()
-    }
-
     /// Ends the row group in progress: its chunks go into the file (on the
     /// lanes, with `defer`, later). A failure poisons the writer.
     fn end_row_group(&mut self, defer: bool) -> Result<()> {
@@ -448,166 +392,4 @@ impl<W: Write + Send> RowGroupWriter<W> {
 
 fn no_row_group() -> ParquetError {
     ParquetError::General("no row group in progress".into())
-}
-
-impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
-    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
-        self.check_usable()?;
-        self.check_lanes()?;
-        self.validate(batch)?;
-        self.write_pieces(batch)?;
-        self.throttle(batch.num_rows())
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        self.check_usable()?;
-        self.check_lanes()?;
-        self.end_row_group(false)?;
-        self.check_lanes()
-    }
-
-    fn settle(&mut self) -> Result<()> {
-        self.check_usable()?;
-        self.check_lanes()?;
-        self.splice_waiting()
-    }
-
-    fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
-        self.sink.get().flushed_row_groups()
-    }
-
-    fn memory_size(&self) -> usize {
-        let own = self.in_progress.as_ref().map_or(0, |rg| {
-            rg.writers.iter().map(|(_, w)| w.memory_size()).sum()
-        });
-        own + self.memory_on_lanes() + self.sink.get().memory_size()
-    }
-
-    fn in_progress_size(&self) -> usize {
-        self.estimated_bytes()
-    }
-
-    fn in_progress_rows(&self) -> usize {
-        self.in_progress.as_ref().map_or(0, |rg| rg.rows)
-    }
-
-    fn bytes_written(&self) -> usize {
-        // A full row group waiting to be spliced counts as written (its
-        // chunks' bytes are final once they are in), as with one thread.
-        let waiting = self
-            .closing
-            .as_ref()
-            .map_or(0, |c| c.bytes(self.bloom_after_row_group));
-        self.sink.get().bytes_written() + waiting
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.sink.get_mut().write_all(buf)
-    }
-
-    fn sync(&mut self) -> std::io::Result<()> {
-        self.sink.get_mut().flush()
-    }
-
-    fn append_key_value_metadata(&mut self, kv: KeyValue) {
-        self.sink.get_mut().append_key_value_metadata(kv)
-    }
-
-    fn inner(&self) -> &W {
-        self.sink.get().inner()
-    }
-
-    fn inner_mut(&mut self) -> &mut W {
-        // What a full row group left to splice goes in first (a failure
-        // poisons the writer, and shows at its next call).
-        let _ = self.splice_waiting();
-        self.sink.get_mut().inner_mut()
-    }
-
-    fn finish(&mut self) -> Result<ParquetMetaData> {
-        FileEncoder::flush(self)?;
-        self.sink.get_mut().finish()
-    }
-
-    fn column_plan(&self) -> &ColumnPlan {
-        self.factory.column_plan()
-    }
-
-    fn set_threads(&mut self, threads: usize) {
-        // The lanes' column writers come back to the row group in progress
-        // (a failure poisons the writer).
-        if self.lanes.is_some() {
-            let left = self.leave_lanes();
-            let _ = self.poison(left);
-        }
-        self.pool = (threads > 1).then(|| Pool::new(threads));
-        // Compressed fast leaves compress their pages on the pool too (the
-        // writers of a row group already open keep compressing their own),
-        // when there are fewer columns than threads: with as many, the
-        // columns keep the threads busy, and handing a page out costs two
-        // more copies of it (into the job's buffer, and back).
-        let columns = self.factory.column_plan().leaves().len();
-        let helpers = match &mut self.pool {
-            Some(pool) if self.factory.compresses_fast_leaves() && columns < threads => {
-                Some(pool.page_helpers())
-            }
-            _ => None,
-        };
-        self.factory.set_page_helpers(helpers);
-        self.costs = match self.pool {
-            Some(_) => {
-                let leaves = self.factory.column_plan().leaves();
-                leaves
-                    .iter()
-                    .map(|l| AtomicU64::new(l.cost_hint()))
-                    .collect()
-            }
-            None => Arc::new([]),
-        };
-        // A row group in progress goes on on the lanes.
-        let writers = match (&self.pool, &mut self.in_progress) {
-            (Some(_), Some(row_group)) => std::mem::take(&mut row_group.writers),
-            _ => Vec::new(),
-        };
-        if let (Some(pool), false) = (&self.pool, writers.is_empty()) {
-            let factory = &self.factory;
-            let name = |leaf| column_name(factory, leaf);
-            let first = self.lanes_made;
-            self.lanes_made += writers.len();
-            let lanes = Lanes::new(
-                pool.clone(),
-                first,
-                writers,
-                &mut self.chunkers,
-                self.costs.clone(),
-                name,
-            );
-            self.lanes = Some(Arc::new(lanes));
-        }
-    }
-
-    fn set_min_parallel_work(&mut self, work: Duration) {
-        self.min_parallel = u64::try_from(work.as_nanos()).unwrap_or(u64::MAX);
-    }
-
-    fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
-        f.field("sink", self.sink.get())
-            .field("threads", &self.threads())
-            .field("writes_on_threads", &self.steps)
-            .field(
-                "column_work_on_threads",
-                &self.pool.as_ref().map_or((0, 0), Pool::lane_counts),
-            )
-            .field(
-                "pages_compressed_on_threads",
-                &self.pool.as_ref().map_or((0, 0), Pool::page_counts),
-            )
-            .field("in_progress_rows", &self.in_progress_rows())
-            .field("arrow_schema", &self.arrow_schema)
-            .field("max_row_group_row_count", &self.max_rows)
-            .field("max_row_group_bytes", &self.max_bytes);
-    }
 }

@@ -16,11 +16,11 @@ use std::any::Any;
 #[path = "../../fuzz/src/release.rs"]
 pub mod release;
 #[allow(unused_imports)]
-pub use release::Props60;
+pub use release::{Props59, Props60};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -28,9 +28,9 @@ use arrow_array::types::{
     UInt16Type, UInt32Type,
 };
 use arrow_array::{
-    Array, ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, FixedSizeBinaryArray,
-    Int32Array, Int64Array, IntervalDayTimeArray, IntervalYearMonthArray, ListArray,
-    PrimitiveArray, RecordBatch, RecordBatchReader, StringArray, StructArray,
+    Array, ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, Int32Array, Int64Array,
+    IntervalDayTimeArray, IntervalYearMonthArray, ListArray, PrimitiveArray, RecordBatch,
+    RecordBatchReader, StringArray, StructArray,
 };
 use arrow_buffer::{Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, SchemaRef};
@@ -39,6 +39,7 @@ use parquet::arrow::ArrowSchemaConverter;
 use parquet::arrow::arrow_reader::{
     ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
 };
+#[cfg(not(feature = "parquet-58"))]
 use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
 use parquet::basic::Compression;
 use parquet::column::page::Page;
@@ -52,6 +53,7 @@ use parquet::file::serialized_reader::ReadOptionsBuilder;
 use parquet::schema::types::SchemaDescriptor;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+pub use release::{PageStores, WithPageStores};
 
 // ---------------------------------------------------------------------------
 // Seeds
@@ -392,13 +394,8 @@ impl Gen {
                 );
                 let flat: Vec<u8> = vals.concat();
                 Arc::new(
-                    FixedSizeBinaryArray::try_new_with_len(
-                        w as i32,
-                        Buffer::from_vec(flat),
-                        nulls,
-                        len,
-                    )
-                    .unwrap(),
+                    release::fixed_size_binary(w as i32, Buffer::from_vec(flat), nulls, len)
+                        .unwrap(),
                 )
             }
             DataType::Decimal32(p, s) => {
@@ -627,10 +624,7 @@ pub fn fsb_from(width: i32, vals: Vec<Option<Vec<u8>>>) -> ArrayRef {
             None => flat.extend(std::iter::repeat_n(0u8, width as usize)),
         }
     }
-    Arc::new(
-        FixedSizeBinaryArray::try_new_with_len(width, Buffer::from_vec(flat), Some(nulls), len)
-            .unwrap(),
-    )
+    Arc::new(release::fixed_size_binary(width, Buffer::from_vec(flat), Some(nulls), len).unwrap())
 }
 
 /// A Float16 array from raw IEEE half bit patterns.
@@ -679,7 +673,7 @@ pub fn decimal128_types() -> Vec<DataType> {
 /// Arrow decimal type, at the precisions where the storage changes.
 ///
 /// Under parquet 59 precision 1 is INT64 and `Decimal32(1, _)` cannot be
-/// written at all (docs/parquet-59.md D14; `tests/release.rs` pins it), so
+/// written at all (docs/releases.md D14; `tests/release.rs` pins it), so
 /// that type is left out there.
 pub fn decimal_int_types() -> Vec<DataType> {
     let mut out = Vec::new();
@@ -836,7 +830,7 @@ pub struct Opts {
     /// `with_parquet_schema`.
     pub parquet_schema: Option<SchemaDescriptor>,
     /// `with_page_store_factory`.
-    pub page_store_factory: Option<Arc<dyn PageStoreFactory>>,
+    pub page_store_factory: Option<PageStores>,
 }
 
 impl Opts {
@@ -942,9 +936,7 @@ macro_rules! writer_impl {
                 if let Some(schema) = &o.parquet_schema {
                     opts = opts.with_parquet_schema(schema.clone());
                 }
-                if let Some(f) = &o.page_store_factory {
-                    opts = opts.with_page_store_factory(f.clone());
-                }
+                opts = opts.with_page_stores(o.page_store_factory.clone());
                 opts
             }
 
@@ -1808,46 +1800,56 @@ fn describe_page(page: &Page) -> String {
 // ---------------------------------------------------------------------------
 // A recording in-memory PageStore
 // ---------------------------------------------------------------------------
+// (parquet 59 and later: parquet 58 has no page stores.)
 
-/// An in-memory [`PageStoreFactory`] that records the column index of every
-/// store it creates.
-#[derive(Debug, Default)]
-pub struct RecordingPageStoreFactory {
-    /// Column indices, in creation order.
-    pub created: Mutex<Vec<usize>>,
-}
+#[cfg(not(feature = "parquet-58"))]
+#[allow(unused_imports)] // not every test crate uses them
+pub use recording::{RecordingPageStoreFactory, VecPageStore};
 
-impl RecordingPageStoreFactory {
-    /// The recorded column indices.
-    pub fn created(&self) -> Vec<usize> {
-        self.created.lock().unwrap().clone()
-    }
-}
+#[cfg(not(feature = "parquet-58"))]
+mod recording {
+    use super::*;
 
-/// The store made by [`RecordingPageStoreFactory`].
-#[derive(Default)]
-pub struct VecPageStore {
-    pages: Vec<Option<Bytes>>,
-}
-
-impl PageStore for VecPageStore {
-    fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
-        self.pages.push(Some(value));
-        Ok(PageKey::new(self.pages.len() as u64 - 1))
+    /// An in-memory [`PageStoreFactory`] that records the column index of every
+    /// store it creates.
+    #[derive(Debug, Default)]
+    pub struct RecordingPageStoreFactory {
+        /// Column indices, in creation order.
+        pub created: std::sync::Mutex<Vec<usize>>,
     }
 
-    fn take(&mut self, key: PageKey) -> PqResult<Bytes> {
-        self.pages
-            .get_mut(key.get() as usize)
-            .and_then(Option::take)
-            .ok_or_else(|| parquet::errors::ParquetError::General(format!("no page {key:?}")))
+    impl RecordingPageStoreFactory {
+        /// The recorded column indices.
+        pub fn created(&self) -> Vec<usize> {
+            self.created.lock().unwrap().clone()
+        }
     }
-}
 
-impl PageStoreFactory for RecordingPageStoreFactory {
-    fn create(&self, args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
-        self.created.lock().unwrap().push(args.column_index());
-        Ok(Box::new(VecPageStore::default()))
+    /// The store made by [`RecordingPageStoreFactory`].
+    #[derive(Default)]
+    pub struct VecPageStore {
+        pages: Vec<Option<Bytes>>,
+    }
+
+    impl PageStore for VecPageStore {
+        fn put(&mut self, value: Bytes) -> PqResult<PageKey> {
+            self.pages.push(Some(value));
+            Ok(PageKey::new(self.pages.len() as u64 - 1))
+        }
+
+        fn take(&mut self, key: PageKey) -> PqResult<Bytes> {
+            self.pages
+                .get_mut(key.get() as usize)
+                .and_then(Option::take)
+                .ok_or_else(|| parquet::errors::ParquetError::General(format!("no page {key:?}")))
+        }
+    }
+
+    impl PageStoreFactory for RecordingPageStoreFactory {
+        fn create(&self, args: &PageStoreArgs<'_>) -> PqResult<Box<dyn PageStore>> {
+            self.created.lock().unwrap().push(args.column_index());
+            Ok(Box::new(VecPageStore::default()))
+        }
     }
 }
 

@@ -2,6 +2,9 @@
 //! table, two contexts (stock and registered) and file comparisons.
 #![allow(dead_code)]
 
+pub mod lazy;
+pub mod pool;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

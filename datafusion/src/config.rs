@@ -1,0 +1,51 @@
+//! `parquet_flba.*`: the session settings of parquet-flba, a DataFusion
+//! [`ConfigExtension`].
+
+use datafusion::common::extensions_options;
+use datafusion::config::{ConfigExtension, ConfigOptions};
+
+extensions_options! {
+    /// parquet-flba's settings in a DataFusion session, under the prefix
+    /// `parquet_flba`. [`crate::register`] and [`crate::configure`] add them
+    /// to the session, so that `SET parquet_flba.enabled = false` (or
+    /// `SessionConfig::set_bool("parquet_flba.enabled", false)`) applies to
+    /// the statements planned afterwards; `SHOW ALL` lists them.
+    ///
+    /// They are read when a write is planned: by the parquet format
+    /// ([`crate::FlbaParquetFormat`]) and the optimizer rule
+    /// ([`crate::FlbaParquetSinkRule`]). A session without them behaves as
+    /// with the defaults.
+    pub struct FlbaOptions {
+        /// Write parquet through parquet-flba (`true`, the default) or
+        /// through DataFusion's own parquet sink (`false`): the statements
+        /// planned while it is off get DataFusion's `ParquetSink`,
+        /// unchanged.
+        pub enabled: bool, default = true
+        /// Threads that encode the columns of one file on the sequential
+        /// path (`allow_single_file_parallelism` off, or content-defined
+        /// chunking on): parquet-flba's `AsyncArrowWriter::with_threads`.
+        /// 1 (the default; 0 counts as 1): the file's task alone. The files
+        /// are the same whatever the count. The parallel path already
+        /// encodes every column on a task of its own and ignores it.
+        pub threads: usize, default = 1
+    }
+}
+
+impl ConfigExtension for FlbaOptions {
+    const PREFIX: &'static str = "parquet_flba";
+}
+
+impl FlbaOptions {
+    /// The settings in `config` (the defaults if the session has none).
+    pub fn from_config(config: &ConfigOptions) -> Self {
+        config.extensions.get::<Self>().cloned().unwrap_or_default()
+    }
+
+    /// Adds the settings, with their defaults, to `config` unless it has
+    /// them already.
+    pub(crate) fn install(config: &mut ConfigOptions) {
+        if config.extensions.get::<Self>().is_none() {
+            config.extensions.insert(Self::default());
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Dictionary encoding keyed by the fixed-width value itself.
+//!
+//! Distinct values are stored back to back in insertion order, which is
+//! exactly the PLAIN body of the dictionary page, and looked up through an
+//! open-addressing table of `u32` entry numbers. Nothing is allocated per
+//! entry: the value store and the table grow geometrically.
+
+mod hash;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use super::rle::{RleEncoder, max_buffer_size, num_required_bits};
+use crate::cpu::prefetch;
+use hash::{hash_bytes, hash_fixed};
+use table::SPARSE_SLOTS;
+
+/// A dictionary of `width`-byte values with the indices of the current page.
+#[derive(Debug)]
+pub(crate) struct Dictionary {
+    width: usize,
+    /// Distinct values, in key order (the dictionary page body).
+    values: Vec<u8>,
+    /// Open-addressing table: 0 for an empty slot, else one more than the
+    /// entry number in the bits of `low` and the entry's hash in the bits
+    /// above (a tag: most probes that meet another entry are told apart in
+    /// the slot, without reading that entry's value or hash from memory).
+    slots: Vec<u32>,
+    /// Stored hash of each entry (to rehash).
+    hashes: Vec<u32>,
+    len: usize,
+    /// The table grows when `len` reaches this.
+    grow_at: usize,
+    /// The slot bits that hold one more than the entry number: enough for
+    /// `grow_at`.
+    low: u32,
+    /// The most entries the dictionary is expected to reach before the
+    /// column falls back (0: unknown); growth stops short of doubling past it.
+    expected: usize,
+    /// Values put before the current call of [`Self::put`].
+    seen: usize,
+    /// Indices buffered for the current data page.
+    indices: Vec<u32>,
+    rle: RleEncoder,
+}
+
+impl Dictionary {
+    /// An empty dictionary of `width`-byte values.
+    #[cfg(test)]
+    pub(crate) fn new(width: usize) -> Self {
+        Self::with_expected(width, 0)
+    }
+
+    /// An empty dictionary of `width`-byte values expected to hold at most
+    /// `expected` entries (0 if unknown): its arrays grow geometrically, but
+    /// not past that, so a dictionary that fills its page limit and falls
+    /// back holds about the page limit, not up to twice it.
+    pub(crate) fn with_expected(width: usize, expected: usize) -> Self {
+        Self {
+            width,
+            values: Vec::new(),
+            slots: Vec::new(),
+            hashes: Vec::new(),
+            len: 0,
+            grow_at: 0,
+            low: 0,
+            expected,
+            seen: 0,
+            indices: Vec::new(),
+            rle: RleEncoder::new(0),
+        }
+    }
+
+    /// Number of distinct values.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `parquet`'s estimate of the dictionary page size: width times entries.
+    pub(crate) fn encoded_size(&self) -> usize {
+        self.width * self.len
+    }
+
+    /// `parquet`'s estimate of the current data page: the worst-case size of
+    /// the buffered indices at the current bit width.
+    pub(crate) fn estimated_data_page_size(&self) -> usize {
+        max_buffer_size(self.bit_width(), self.indices.len())
+    }
+
+    /// Bytes held: values, table, hashes and buffered indices.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.values.capacity()
+            + self.slots.capacity() * 4
+            + self.hashes.capacity() * 4
+            + self.indices.capacity() * 4
+            + self.rle.memory_size()
+    }
+
+    /// The distinct values, concatenated in key order.
+    pub(crate) fn values(&self) -> &[u8] {
+        &self.values
+    }
+
+    /// The distinct values, concatenated in key order, without the table.
+    pub(crate) fn into_values(self) -> Vec<u8> {
+        self.values
+    }
+
+    fn bit_width(&self) -> u8 {
+        num_required_bits(self.len.saturating_sub(1) as u64)
+    }
+
+    /// Interns each of `values` (`width` bytes each) and buffers its index.
+    pub(crate) fn put(&mut self, values: &[u8]) {
+        let n = values.len() / self.width;
+        self.indices.reserve(n);
+        if self.slots.is_empty() && n > 0 {
+            self.first_table(n);
+        }
+        match self.width {
+            1 => self.put_with::<1>(values),
+            2 => self.put_with::<2>(values),
+            4 => self.put_with::<4>(values),
+            8 => self.put_with::<8>(values),
+            12 => self.put_with::<12>(values),
+            16 => self.put_with::<16>(values),
+            32 => self.put_with::<32>(values),
+            _ => {
+                for value in values.chunks_exact(self.width) {
+                    let key = self.intern(value, hash_bytes(value));
+                    self.indices.push(key);
+                }
+            }
+        }
+        self.seen = self.seen.saturating_add(n);
+    }
+
+    /// Interns values of the const width `W` a group at a time: the group's
+    /// hashes are computed first and their table slots requested from memory
+    /// ([`prefetch`]), so the lookups of a group overlap their cache misses
+    /// instead of waiting for them one by one (a large dictionary's table
+    /// does not fit in the core's caches).
+    #[inline(always)]
+    fn put_with<const W: usize>(&mut self, values: &[u8]) {
+        const GROUP: usize = 16;
+        let (chunks, _) = values.as_chunks::<W>();
+        let mut hashes = [0u32; GROUP];
+        for group in chunks.chunks(GROUP) {
+            // The mask may change if the table grows inside the group: a
+            // stale prefetch only wastes a request.
+            let mask = self.slots.len().wrapping_sub(1);
+            // A sparse table (at most 128 KiB) stays in the core's caches.
+            let far = self.slots.len() > SPARSE_SLOTS;
+            for (hash, value) in hashes.iter_mut().zip(group) {
+                *hash = hash_fixed::<W>(value);
+                if far {
+                    prefetch(&self.slots[*hash as usize & mask]);
+                }
+            }
+            for (value, &hash) in group.iter().zip(&hashes) {
+                let key = self.intern_fixed::<W>(value, hash);
+                self.indices.push(key);
+            }
+        }
+    }
+
+    /// [`Self::intern`] of a value of the const width `W` (the comparisons
+    /// compile to fixed-size ones).
+    #[inline(always)]
+    fn intern_fixed<const W: usize>(&mut self, value: &[u8; W], hash: u32) -> u32 {
+        self.intern_sized(value, W, hash)
+    }
+
+    #[inline(always)]
+    fn intern(&mut self, value: &[u8], hash: u32) -> u32 {
+        self.intern_sized(value, self.width, hash)
+    }
+
+    /// The key of `value` (`width` bytes, the dictionary's width), inserting
+    /// it if it is new.
+    #[inline(always)]
+    fn intern_sized(&mut self, value: &[u8], width: usize, hash: u32) -> u32 {
+        if self.len >= self.grow_at {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let low = self.low;
+        let mut pos = hash as usize & mask;
+        loop {
+            let slot = self.slots[pos];
+            if slot == 0 {
+                return self.insert_at(pos, value, hash);
+            }
+            if (slot ^ hash) & !low == 0 {
+                let key = (slot & low) - 1;
+                let start = key as usize * width;
+                if self.values[start..start + width] == *value {
+                    return key;
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    #[inline(always)]
+    fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
+        let key = self.len as u32;
+        self.slots[pos] = (hash & !self.low) | (key + 1);
+        if self.hashes.len() == self.hashes.capacity() {
+            self.reserve_entries();
+        }
+        self.hashes.push(hash);
+        self.values.extend_from_slice(value);
+        self.len += 1;
+        key
+    }
+
+    /// Appends the current page's indices (bit width byte, then RLE/bit-packed
+    /// indices) to `dst` and clears them.
+    pub(crate) fn finish_page_into(&mut self, dst: &mut Vec<u8>) {
+        let bit_width = self.bit_width();
+        dst.push(bit_width);
+        self.rle.set_bit_width(bit_width);
+        self.rle.put_slice(&self.indices);
+        self.rle.finish_into(dst);
+        self.indices.clear();
+    }
+}
