@@ -58,7 +58,14 @@ use parquet::file::properties::WriterProperties;
 /// [`ArrowWriterOptions::with_page_store_factory`].
 pub struct AsyncArrowWriter<W> {
     /// Encodes into an in-memory buffer, emptied by every `do_write`.
-    encoder: ArrowWriter<Vec<u8>>,
+    /// Away on a worker thread while a call encodes there; `None` after
+    /// such a call was cancelled or panicked.
+    encoder: Option<ArrowWriter<Vec<u8>>>,
+    /// The encoder's column plan, kept here so that it outlives a lost
+    /// encoder.
+    plan: crate::ColumnPlan,
+    /// Threads that encode ([`Self::with_threads`]).
+    threads: usize,
     /// The caller's writer.
     destination: W,
 }
@@ -91,10 +98,53 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         schema: SchemaRef,
         options: ArrowWriterOptions,
     ) -> Result<Self> {
+        let encoder = ArrowWriter::try_new_with_options(Vec::new(), schema, options)?;
         Ok(Self {
-            encoder: ArrowWriter::try_new_with_options(Vec::new(), schema, options)?,
+            plan: encoder.column_plan().clone(),
+            encoder: Some(encoder),
+            threads: 1,
             destination,
         })
+    }
+
+    /// The encoder (an error once it was lost to a cancelled call).
+    fn encoder(&mut self) -> Result<&mut ArrowWriter<Vec<u8>>> {
+        self.encoder.as_mut().ok_or_else(lost)
+    }
+
+    /// Runs `call` on the encoder: with more than one thread on a worker
+    /// thread of the pool, awaited (the executor thread is free meanwhile,
+    /// and the call waits for its column work there); else here, as
+    /// `parquet`'s writer encodes on the calling task.
+    async fn encode<T: Send + 'static>(
+        &mut self,
+        call: impl FnOnce(&mut ArrowWriter<Vec<u8>>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let mut encoder = self.encoder.take().ok_or_else(lost)?;
+        if self.threads <= 1 {
+            let result = call(&mut encoder);
+            self.encoder = Some(encoder);
+            return result;
+        }
+        let job = move || {
+            let result = call(&mut encoder);
+            (encoder, result)
+        };
+        match crate::pool::spawn_driver(job, self.threads) {
+            Ok(completion) => {
+                let (encoder, result) = completion.await.map_err(|message| {
+                    ParquetError::General(format!("encoding panicked: {message}"))
+                })?;
+                self.encoder = Some(encoder);
+                result
+            }
+            // No worker may run (`set_worker_threads(0)`): on this task.
+            Err(job) => {
+                let (encoder, result) = job();
+                self.encoder = Some(encoder);
+                result
+            }
+        }
     }
 
     /// Attaches a [`MemoryListener`](crate::MemoryListener) (e.g. over a
@@ -106,54 +156,62 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
         mut self,
         listener: std::sync::Arc<dyn crate::MemoryListener>,
     ) -> Self {
-        self.encoder = self.encoder.with_memory_listener(listener);
+        self.encoder = self.encoder.map(|e| e.with_memory_listener(listener));
         self
     }
 
     /// Sets the block size of memory reservations (default 1 MiB); see
     /// [`ArrowWriter::with_memory_reservation_block`].
     pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
-        self.encoder = self.encoder.with_memory_reservation_block(bytes);
+        self.encoder = self.encoder.map(|e| e.with_memory_reservation_block(bytes));
         self
     }
 
     /// Bytes currently reserved from the memory listener (0 without one).
     pub fn reserved_memory(&self) -> usize {
-        self.encoder.reserved_memory()
+        self.encoder
+            .as_ref()
+            .map_or(0, ArrowWriter::reserved_memory)
     }
 
     /// Which writer encodes each leaf column, and why; see
     /// [`ArrowWriter::column_plan`].
     pub fn column_plan(&self) -> &crate::ColumnPlan {
-        self.encoder.column_plan()
+        &self.plan
     }
 
     /// Metadata of the row groups flushed so far.
     pub fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
-        self.encoder.flushed_row_groups()
+        self.encoder
+            .as_ref()
+            .map_or(&[], ArrowWriter::flushed_row_groups)
     }
 
     /// Estimated memory held by the writer, in bytes; see
     /// [`ArrowWriter::memory_size`].
     pub fn memory_size(&self) -> usize {
-        self.encoder.memory_size()
+        self.encoder.as_ref().map_or(0, ArrowWriter::memory_size)
     }
 
     /// Estimated encoded size of the in-progress row group, in bytes; see
     /// [`ArrowWriter::in_progress_size`].
     pub fn in_progress_size(&self) -> usize {
-        self.encoder.in_progress_size()
+        self.encoder
+            .as_ref()
+            .map_or(0, ArrowWriter::in_progress_size)
     }
 
     /// Number of rows buffered in the in-progress row group.
     pub fn in_progress_rows(&self) -> usize {
-        self.encoder.in_progress_rows()
+        self.encoder
+            .as_ref()
+            .map_or(0, ArrowWriter::in_progress_rows)
     }
 
     /// Number of bytes of the file encoded so far (handed to the
     /// [`AsyncFileWriter`] or about to be).
     pub fn bytes_written(&self) -> usize {
-        self.encoder.bytes_written()
+        self.encoder.as_ref().map_or(0, ArrowWriter::bytes_written)
     }
 
     /// Encodes `batch`; if that completes one or more row groups, writes
@@ -162,9 +220,18 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// As [`ArrowWriter::write`], the batch is validated first; on error
     /// nothing of it is written and the writer can be used as before.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let before = self.encoder.flushed_row_groups().len();
-        self.encoder.write(batch)?;
-        if before != self.encoder.flushed_row_groups().len() {
+        let batch = batch.clone();
+        let completed = self
+            .encode(move |encoder| {
+                let before = encoder.flushed_row_groups().len();
+                encoder.write(&batch)?;
+                // A row group the write filled goes into the buffer now,
+                // to be handed over as `parquet`'s writer hands it over.
+                encoder.settle()?;
+                Ok(before != encoder.flushed_row_groups().len())
+            })
+            .await?;
+        if completed {
             self.do_write().await?;
         }
         Ok(())
@@ -173,18 +240,23 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// Flushes all buffered rows into a new row group and writes everything
     /// encoded so far to the [`AsyncFileWriter`].
     pub async fn flush(&mut self) -> Result<()> {
-        self.encoder.flush()?;
+        self.encode(|encoder| encoder.flush()).await?;
         self.do_write().await
     }
 
     /// Encodes the column chunks of each row group on up to `threads`
-    /// threads, the calling thread included (1, the default: the calling
-    /// thread alone; 0 counts as 1); the bytes are the same. See
-    /// [`ArrowWriter::with_threads`]. Encoding happens inside
-    /// [`write`](Self::write) and [`flush`](Self::flush), which block the
-    /// calling task while the workers run.
+    /// threads (1, the default: the calling task alone, as `parquet`'s
+    /// writer; 0 counts as 1); the bytes are the same. See
+    /// [`ArrowWriter::with_threads`]. With more than one thread, each
+    /// [`write`](Self::write), [`flush`](Self::flush) and
+    /// [`finish`](Self::finish) encodes on the process's worker threads
+    /// (see [`set_worker_threads`](crate::set_worker_threads)) and awaits
+    /// them: the executor thread is never blocked. A call whose future is
+    /// dropped before it completes leaves the writer unusable (its later
+    /// calls return an error), as the encoding state went with it.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.encoder = self.encoder.with_threads(threads);
+        self.threads = threads.max(1);
+        self.encoder = self.encoder.map(|e| e.with_threads(threads));
         self
     }
 
@@ -192,13 +264,15 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// bring for its columns to be handed to the threads; see
     /// [`ArrowWriter::with_min_parallel_work`].
     pub fn with_min_parallel_work(mut self, work: std::time::Duration) -> Self {
-        self.encoder = self.encoder.with_min_parallel_work(work);
+        self.encoder = self.encoder.map(|e| e.with_min_parallel_work(work));
         self
     }
 
     /// Adds key-value metadata to the file footer.
     pub fn append_key_value_metadata(&mut self, kv_metadata: KeyValue) {
-        self.encoder.append_key_value_metadata(kv_metadata);
+        if let Some(encoder) = &mut self.encoder {
+            encoder.append_key_value_metadata(kv_metadata);
+        }
     }
 
     /// Flushes buffered rows, writes the footer, writes the rest of the file
@@ -206,7 +280,7 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// [`complete`](AsyncFileWriter::complete), without consuming the
     /// writer. Writing afterwards is an error.
     pub async fn finish(&mut self) -> Result<ParquetMetaData> {
-        let metadata = self.encoder.finish()?;
+        let metadata = self.encode(|encoder| encoder.finish()).await?;
         self.do_write().await?;
         self.destination.complete().await?;
         Ok(metadata)
@@ -225,10 +299,18 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
 
     /// Hands the encoded bytes to the async writer, emptying the buffer.
     async fn do_write(&mut self) -> Result<()> {
-        let buffer = std::mem::take(self.encoder.inner_mut());
+        let buffer = std::mem::take(self.encoder()?.inner_mut());
         self.destination
             .write(Bytes::from(buffer))
             .await
             .map_err(|e| ParquetError::External(Box::new(e)))
     }
+}
+
+/// The error of a call after an earlier call's encoding state was lost.
+fn lost() -> ParquetError {
+    ParquetError::General(
+        "the writer cannot continue: an earlier call was cancelled or panicked while encoding"
+            .into(),
+    )
 }

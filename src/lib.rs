@@ -159,6 +159,7 @@ pub use parquet::arrow::arrow_writer::{
     PageStoreFactory,
 };
 pub use plan::{ColumnPlan, DelegateReason, LeafKind, LeafPath, LeafPlan};
+pub use pool::{set_worker_threads, worker_threads, worker_threads_started};
 #[cfg(not(feature = "parquet-58"))]
 pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions};

@@ -49,7 +49,7 @@ fn parquet_file(batch: &RecordBatch) -> Vec<u8> {
 }
 
 /// A file written with parquet-flba on `threads` threads; `during` is
-/// called after the write, before `close`.
+/// called after the write has been encoded, before `close`.
 fn ours(batch: &RecordBatch, threads: usize, during: impl FnOnce()) -> Vec<u8> {
     let mut out = Vec::new();
     let mut w = parquet_flba::ArrowWriter::try_new(&mut out, batch.schema(), None)
@@ -57,6 +57,9 @@ fn ours(batch: &RecordBatch, threads: usize, during: impl FnOnce()) -> Vec<u8> {
         .with_threads(threads)
         .with_min_parallel_work(std::time::Duration::ZERO);
     w.write(batch).unwrap();
+    // On several threads `write` only queues the columns' work on their
+    // lanes; `in_progress_size` waits for it, so the blocks are drawn.
+    assert!(w.in_progress_size() > 0);
     during();
     w.close().unwrap();
     out

@@ -376,6 +376,52 @@ fn decimal_nonnull(rows: usize) -> RecordBatch {
     ])
 }
 
+/// The 16-column table of the scaling measurements (`examples/scaling.rs`,
+/// `benches/duckdb_scaling.py`): six `Decimal128(38,10)` with 10% nulls,
+/// four UUIDs (`FixedSizeBinary(16)`), four `Decimal128(18,4)` (INT64 in
+/// Parquet) and two `Decimal256(76,10)`, the last ten non-null; values
+/// uniformly random within each precision.
+pub fn wide16(rows: usize) -> RecordBatch {
+    let mut r = rng(9);
+    let mut fields: Vec<(String, bool, ArrayRef)> = Vec::with_capacity(16);
+    for i in 0..6 {
+        let nulls = random_nulls(&mut r, rows, 0.1);
+        let values = (0..rows).map(|_| r.random_range(-MAX_DECIMAL128_38..=MAX_DECIMAL128_38));
+        let array = Decimal128Array::new(values.collect(), nulls)
+            .with_precision_and_scale(38, 10)
+            .expect("valid precision");
+        fields.push((format!("d128_{i}"), true, Arc::new(array)));
+    }
+    for i in 0..4 {
+        fields.push((
+            format!("uuid_{i}"),
+            false,
+            random_fsb16(&mut r, rows, None, true),
+        ));
+    }
+    let max18 = 10i128.pow(18) - 1;
+    for i in 0..4 {
+        let array =
+            Decimal128Array::from_iter_values((0..rows).map(|_| r.random_range(-max18..=max18)))
+                .with_precision_and_scale(18, 4)
+                .expect("valid precision");
+        fields.push((format!("dec18_{i}"), false, Arc::new(array)));
+    }
+    for i in 0..2 {
+        let array =
+            Decimal256Array::from_iter_values((0..rows).map(|_| random_i256_within(&mut r, 76)))
+                .with_precision_and_scale(76, 10)
+                .expect("valid precision");
+        fields.push((format!("d256_{i}"), false, Arc::new(array)));
+    }
+    batch(
+        fields
+            .iter()
+            .map(|(name, nullable, array)| (name.as_str(), *nullable, array.clone()))
+            .collect(),
+    )
+}
+
 // ---------------------------------------------------------------------------
 // Anchor shapes (the shapes the pyarrow / polars / DuckDB anchor script times)
 // ---------------------------------------------------------------------------

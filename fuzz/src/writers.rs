@@ -250,6 +250,38 @@ pub struct Step {
     pub flushed_row_groups: usize,
 }
 
+impl Step {
+    /// Whether parquet_flba's state after a write (`self`, written on
+    /// `threads` threads) is parquet's (`upstream`): the same, except
+    /// that on several threads a row group that a write filled may be
+    /// spliced into the output by a later call (`flushed_row_groups()`
+    /// one behind; its bytes already count in `bytes_written()`).
+    pub fn matches(&self, upstream: &Step, threads: usize) -> bool {
+        let lag = upstream
+            .flushed_row_groups
+            .checked_sub(self.flushed_row_groups);
+        let allowed = if threads > 1 { 1 } else { 0 };
+        (
+            self.in_progress_size,
+            self.in_progress_rows,
+            self.bytes_written,
+        ) == (
+            upstream.in_progress_size,
+            upstream.in_progress_rows,
+            upstream.bytes_written,
+        ) && lag.is_some_and(|l| l <= allowed)
+    }
+
+    /// [`Self::matches`] over every write.
+    pub fn all_match(ours: &[Step], upstream: &[Step], threads: usize) -> bool {
+        ours.len() == upstream.len()
+            && ours
+                .iter()
+                .zip(upstream)
+                .all(|(o, u)| o.matches(u, threads))
+    }
+}
+
 /// A file written by one implementation.
 #[derive(Debug)]
 pub struct Written {

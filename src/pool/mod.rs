@@ -1,44 +1,82 @@
 //! The worker threads of [`ArrowWriter::with_threads`](crate::ArrowWriter::with_threads):
-//! a small pool owned by one writer that runs a row group's per-column tasks
-//! (validating a field, writing a leaf, closing a column writer) side by
-//! side and hands their results back in task order.
+//! one pool for the whole process, shared by every writer, with at most
+//! [`worker_threads`] threads ([`set_worker_threads`]; by default as many
+//! as the machine has cores).
 //!
-//! Tasks own what they work on (a column writer is moved into its task and
-//! back out with the result), so no borrow crosses a thread and no `unsafe`
-//! is needed. Which thread runs which task changes nothing but timing: every
-//! task touches only its own column's state, and results come back in task
-//! order.
+//! Each writer holds a [`Pool`]: a handle with its own group of jobs,
+//! which at most `threads - 1` workers run at once (the writer's own
+//! thread is the last of its `threads`). Three kinds of jobs:
 //!
-//! Scheduling. Each task carries a weight (an estimate of its cost). The
-//! workers take the heaviest task left; the calling thread — which also
-//! consumes the results — takes either the lightest ([`Take::Lightest`],
-//! so that with steady weights each column keeps to one thread from one
-//! batch to the next and its state stays in that core's cache) or the
-//! lowest-numbered ([`Take::InOrder`], when results are consumed as they
-//! come: the caller makes the result it needs next, e.g. the next chunk to
-//! splice into the file, while the workers make the expensive ones).
-//! Results are handed out by [`Results`], an iterator that runs queued
-//! tasks on the caller while the result it needs next is not ready.
+//! * tasks ([`Pool::submit`], [`Pool::run`]) whose outcomes the writer's
+//!   thread takes in task order ([`Results`]), running queued tasks itself
+//!   while the one it needs is not ready;
+//! * lane runs ([`Lane`]): each column's operations, queued by the writer
+//!   and run in order by whichever thread takes the run, so the writer
+//!   goes on without waiting ([`Pool::help_until`] waits when it must);
+//! * pages to compress ([`PageHelpers`]), from inside a column's work.
 //!
-//! Workers are started on the first call that has more than one task (at
-//! most `threads - 1`, never more than the tasks need), kept for the
-//! writer's lifetime and joined when the pool is dropped. A worker that
-//! cannot be started is not an error: fewer threads run the same tasks.
+//! Jobs own what they work on (a column writer is moved into its task or
+//! lane), so no borrow crosses a thread and no `unsafe` is needed. Which
+//! thread runs which job changes nothing but timing: every job touches
+//! only its own column's state, lanes keep their order, and results come
+//! back in task order.
+//!
+//! Scheduling. Each job carries a weight (an estimate of its cost);
+//! workers take pages first, then tasks, then lane runs, heaviest first
+//! within each, skipping jobs of a writer whose share of workers is in
+//! use. A writer's own thread takes only its own jobs: the lightest
+//! ([`Take::Lightest`], so that it comes back to its own work soon), or,
+//! when it consumes results in order, the lane it needs next, else the
+//! heaviest ([`Take::Needed`]: it makes the one it needs next while the
+//! workers make the expensive ones).
+//!
+//! Workers are started when a writer first needs them (never more than
+//! the cap), and kept for the life of the process, idle when there is
+//! nothing to do; a writer's drop joins nothing. A worker that cannot be
+//! started is not an error: fewer threads run the same jobs.
 
+#[cfg(any(feature = "async", test))]
+mod driver;
+mod lane;
 mod pages;
 mod queue;
 mod results;
 #[cfg(test)]
 mod tests;
 
+#[cfg(any(feature = "async", test))]
+pub(crate) use driver::spawn as spawn_driver;
+pub(crate) use lane::{Lane, Op};
 pub(crate) use pages::{PageCounts, PageHelpers, Ticket};
 pub(crate) use results::Results;
 
-use queue::{Queue, spawn_worker};
+use queue::{Class, Group, Queue, queue};
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Sets the most worker threads the process runs for all writers together
+/// (by default, [`std::thread::available_parallelism`]). Each writer's
+/// [`with_threads(n)`](crate::ArrowWriter::with_threads) uses at most
+/// `n - 1` of them at once, besides its own thread. Lowering it ends idle
+/// workers above the new cap; 0 runs every writer on its own thread alone.
+/// The bytes written never depend on it.
+pub fn set_worker_threads(threads: usize) {
+    queue().set_cap(threads);
+}
+
+/// The most worker threads the process runs for all writers together; see
+/// [`set_worker_threads`].
+pub fn worker_threads() -> usize {
+    queue().cap()
+}
+
+/// Worker threads running now (started on demand, never more than
+/// [`worker_threads`]).
+pub fn worker_threads_started() -> usize {
+    queue().workers()
+}
 
 /// One unit of work: runs on any of the pool's threads.
 pub(crate) type Task<T> = Box<dyn FnOnce() -> T + Send + 'static>;
@@ -46,22 +84,26 @@ pub(crate) type Task<T> = Box<dyn FnOnce() -> T + Send + 'static>;
 /// What a task ended with: its value, or the message of its panic.
 pub(crate) type Outcome<T> = std::result::Result<T, String>;
 
-/// Which queued task the calling thread takes; see the module docs.
+/// Which queued job the writer's own thread takes; see the module docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Take {
-    /// The lightest: results are wanted all together.
+    /// The lightest: results are wanted all together, or the thread has
+    /// its own work to come back to.
     Lightest,
-    /// The one with the lowest task number: results are consumed in order
-    /// as they come.
-    InOrder,
+    /// Lane `n`'s run, the result needed next, if it is queued; else the
+    /// heaviest (while lane `n` runs elsewhere, the longest work left is
+    /// best started now).
+    Needed(usize),
 }
 
-/// Worker threads for one writer; see the module documentation.
+/// A writer's handle on the process's pool; see the module documentation.
+/// Clones share the writer's group.
+#[derive(Clone)]
 pub(crate) struct Pool {
-    /// Threads that run tasks, the caller included (at least 1).
+    /// Threads that run the writer's jobs, its own included (at least 1).
     threads: usize,
     queue: Arc<Queue>,
-    workers: Vec<JoinHandle<()>>,
+    group: Arc<Group>,
     /// Pages handed to [`PageHelpers`] so far.
     pages: Arc<PageCounts>,
 }
@@ -70,44 +112,51 @@ impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
             .field("threads", &self.threads)
-            .field("started", &self.workers.len())
+            .field("group", &self.group)
             .field("pages", &self.pages)
             .finish()
     }
 }
 
 impl Pool {
-    /// A pool of `threads` threads, the caller included (0 counts as 1).
-    /// No thread is started yet.
+    /// A handle for a writer on `threads` threads, its own included (0
+    /// counts as 1). No thread is started yet.
     pub(crate) fn new(threads: usize) -> Self {
+        let threads = threads.max(1);
         Self {
-            threads: threads.max(1),
-            queue: Arc::default(),
-            workers: Vec::new(),
+            threads,
+            queue: Arc::clone(queue()),
+            group: Group::new(threads - 1),
             pages: Arc::default(),
         }
     }
 
-    /// Threads that run tasks, the caller included.
+    /// Threads that run the writer's jobs, its own included.
     pub(crate) fn threads(&self) -> usize {
         self.threads
     }
 
-    /// Pages sent to this pool's [`PageHelpers`] so far, and how many of
+    /// Whether any worker may help (more than one thread, and a cap above 0).
+    fn has_helpers(&self) -> bool {
+        self.threads > 1 && self.queue.cap() > 0
+    }
+
+    /// Pages sent to this writer's [`PageHelpers`] so far, and how many of
     /// them a worker compressed.
     pub(crate) fn page_counts(&self) -> (usize, usize) {
         self.pages.get()
     }
 
-    /// Starts workers until `wanted` run (or starting one fails).
-    fn start(&mut self, wanted: usize) {
-        while self.workers.len() < wanted {
-            match spawn_worker(&self.queue, self.workers.len() + 1) {
-                Ok(handle) => self.workers.push(handle),
-                // Fewer threads run the same tasks.
-                Err(_) => break,
-            }
-        }
+    /// Lane operations run so far by a worker, and by the writer's own
+    /// thread.
+    pub(crate) fn lane_counts(&self) -> (usize, usize) {
+        let [workers, here] = &self.group.lane_ops;
+        (workers.load(Relaxed), here.load(Relaxed))
+    }
+
+    /// Starts the workers this writer may use (within the cap).
+    fn start(&self) {
+        self.queue.start_workers(self.threads - 1);
     }
 
     /// Queues `tasks` (each with its weight) for the workers; the returned
@@ -116,17 +165,15 @@ impl Pool {
     /// outcome is not ready. With one thread, or one task, the tasks run
     /// on the caller, one per outcome taken.
     pub(crate) fn submit<T: Send + 'static>(
-        &mut self,
+        &self,
         tasks: Vec<(u64, Task<T>)>,
         take: Take,
     ) -> Results<T> {
-        // The caller takes one share of the tasks.
-        let helpers = (self.threads - 1).min(tasks.len().saturating_sub(1));
-        if helpers == 0 {
+        if !self.has_helpers() || tasks.len() < 2 {
             return Results::inline(tasks);
         }
-        self.start(helpers);
-        Results::queue(&self.queue, tasks, take)
+        self.start();
+        Results::queue(&self.queue, &self.group, tasks, take)
     }
 
     /// Runs `local` on the calling thread and `tasks` on up to
@@ -135,7 +182,7 @@ impl Pool {
     /// `local`'s. A task (or `local`) that panics gives `Err` with the
     /// panic's message; the call returns only once every task has run.
     pub(crate) fn run<T: Send + 'static, R>(
-        &mut self,
+        &self,
         tasks: Vec<(u64, Task<T>)>,
         local: impl FnOnce() -> R,
     ) -> (Vec<Outcome<T>>, Outcome<R>) {
@@ -144,26 +191,67 @@ impl Pool {
         (results.collect(), local)
     }
 
+    /// A lane over `value`, number `index` of this writer's lanes (see
+    /// [`Lane`]); starts the workers.
+    pub(crate) fn lane<S: Send + 'static>(&self, index: usize, value: S) -> Lane<S> {
+        self.start();
+        Lane::new(
+            Arc::clone(&self.queue),
+            Arc::clone(&self.group),
+            index,
+            value,
+        )
+    }
+
+    /// Queues each `(lane, size, weight, op)` as [`Lane::push`] does, the
+    /// lanes' runs all at once (one wake-up for all the workers).
+    pub(crate) fn push_all<'a, S: Send + 'static>(
+        &self,
+        ops: impl IntoIterator<Item = (&'a Lane<S>, usize, u64, Op<S>)>,
+    ) {
+        let runs: Vec<_> = ops
+            .into_iter()
+            .filter_map(|(lane, size, weight, op)| lane.queue_op(size, weight, op))
+            .collect();
+        self.queue.push_all(runs);
+    }
+
+    /// Returns once `done` holds, running this writer's queued pages and
+    /// lane runs (as `take` chooses) on the calling thread meanwhile, or
+    /// waiting for its lanes to change. `done` must become true through
+    /// the lanes' work (every lane operation signals when it ends).
+    pub(crate) fn help_until(&self, take: Take, mut done: impl FnMut() -> bool) {
+        loop {
+            let seen = self.group.generation();
+            if done() {
+                return;
+            }
+            if let Some(job) = self.queue.take_page(&self.group) {
+                job();
+                continue;
+            }
+            if let Some(job) = self.queue.take_own(&self.group, Class::Lane, take) {
+                job();
+                continue;
+            }
+            self.group.wait_change(seen);
+        }
+    }
+
     /// A handle that column writers use to compress their pages on the
-    /// pool's threads ([`PageHelpers`]); starts every worker, since pages
-    /// come from inside a single column's task.
-    pub(crate) fn page_helpers(&mut self) -> PageHelpers {
-        self.start(self.threads - 1);
+    /// pool's threads ([`PageHelpers`]); starts the workers.
+    pub(crate) fn page_helpers(&self) -> PageHelpers {
+        self.start();
         // Measured on one wide zstd column, two threads: one page out at a
         // time gained 5-15% (the caller, waiting for it, compressed every
         // other page itself), three 25-40%.
         let in_flight = (2 * self.threads - 1).min(8);
-        PageHelpers::new(Arc::clone(&self.queue), in_flight, Arc::clone(&self.pages))
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        self.queue.close();
-        for worker in self.workers.drain(..) {
-            // Jobs catch their panics, so a worker only ends by returning.
-            let _ = worker.join();
-        }
+        PageHelpers::new(
+            Arc::clone(&self.queue),
+            Arc::clone(&self.group),
+            in_flight,
+            Arc::clone(&self.pages),
+        )
     }
 }
 

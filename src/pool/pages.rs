@@ -3,7 +3,7 @@
 //! [`Ticket`] for its outcome; a thread that waits on a ticket runs queued
 //! page jobs itself meanwhile.
 
-use super::queue::{Job, Queue, is_worker, spin_until};
+use super::queue::{Class, Entry, Group, Job, Queue, is_worker, spin_until};
 use super::{Outcome, run_caught};
 use std::sync::atomic::{
     AtomicBool, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
@@ -33,6 +33,7 @@ impl PageCounts {
 #[derive(Clone)]
 pub(crate) struct PageHelpers {
     queue: Arc<Queue>,
+    group: Arc<Group>,
     in_flight: usize,
     counts: Arc<PageCounts>,
 }
@@ -46,11 +47,17 @@ impl std::fmt::Debug for PageHelpers {
 }
 
 impl PageHelpers {
-    /// Helpers that queue on `queue`, with up to `in_flight` pages of one
-    /// column out at a time, counted in `counts`.
-    pub(super) fn new(queue: Arc<Queue>, in_flight: usize, counts: Arc<PageCounts>) -> Self {
+    /// Helpers that queue on `queue` as jobs of `group`, with up to
+    /// `in_flight` pages of one column out at a time, counted in `counts`.
+    pub(super) fn new(
+        queue: Arc<Queue>,
+        group: Arc<Group>,
+        in_flight: usize,
+        counts: Arc<PageCounts>,
+    ) -> Self {
         Self {
             queue,
+            group,
             in_flight,
             counts,
         }
@@ -84,10 +91,17 @@ impl PageHelpers {
                 slot.fill(outcome);
             }
         });
-        self.queue.push_page(job);
+        self.queue.push(Entry {
+            group: Arc::clone(&self.group),
+            class: Class::Page,
+            index: 0,
+            weight: 0,
+            job,
+        });
         Ticket {
             slot,
             queue: Arc::clone(&self.queue),
+            group: Arc::clone(&self.group),
         }
     }
 }
@@ -126,6 +140,7 @@ impl<T> Drop for Filler<T> {
 pub(crate) struct Ticket<T> {
     slot: Arc<Slot<T>>,
     queue: Arc<Queue>,
+    group: Arc<Group>,
 }
 
 impl<T> Ticket<T> {
@@ -157,7 +172,7 @@ impl<T> Ticket<T> {
             if self.slot.done.load(Acquire) {
                 return lock();
             }
-            match self.queue.take_page() {
+            match self.queue.take_page(&self.group) {
                 Some(job) => job(),
                 None => break,
             }

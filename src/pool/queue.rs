@@ -1,176 +1,339 @@
-//! The queue a [`Pool`](super::Pool)'s threads take jobs from, and the
-//! loop its worker threads run.
+//! The process-wide queue that every writer's jobs go to, the worker
+//! threads that take them, and the groups (one per writer) that cap how
+//! many workers one writer's jobs occupy at once.
 //!
-//! Page jobs ([`PageHelpers`](super::PageHelpers)) sit at the front, oldest
-//! first; column tasks follow, heaviest first. Workers take from the front;
-//! the calling thread takes as its [`Take`] says.
+//! Jobs are kept in one list ordered by [`Class`] (pages to compress
+//! first, oldest first; then column tasks, heaviest first; then lane runs,
+//! heaviest first). A worker takes the first job whose group has a worker
+//! to spare; a writer's own thread takes only its own group's jobs, as its
+//! [`Take`] says. One lock guards the list: jobs are column chunks' worth
+//! of work or compressed pages, so it is taken a few thousand times per
+//! second at most, never per value.
 
 use super::Take;
-use std::collections::VecDeque;
-use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
-/// A queued task, wrapped to report its result.
+/// A queued job.
 pub(super) type Job = Box<dyn FnOnce() + Send + 'static>;
 
-/// A queued job with what the scheduler orders it by.
+/// What kind of job an entry is; the queue is ordered by class first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Class {
+    /// A page to compress ([`PageHelpers`](super::PageHelpers)): a column
+    /// task waits for it.
+    Page,
+    /// A task whose result the writer's thread waits for.
+    Task,
+    /// A run of a [`Lane`](super::Lane)'s queued operations.
+    Lane,
+}
+
+/// The jobs of one writer: how many workers may run them at once, how many
+/// do, and a signal for the writer's thread waiting on their effects.
+pub(crate) struct Group {
+    /// Workers that may run this group's jobs at once.
+    limit: usize,
+    /// Workers running this group's jobs now (changed under the queue lock).
+    running: AtomicUsize,
+    /// Bumped (and waiters woken) whenever a job of the group changes
+    /// something a waiter may wait for.
+    generation: Mutex<u64>,
+    changed: Condvar,
+    /// `generation`, readable without the lock.
+    seen: AtomicU64,
+    /// Lane operations run by a worker, and by any other thread.
+    pub(super) lane_ops: [AtomicUsize; 2],
+}
+
+impl std::fmt::Debug for Group {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Group")
+            .field("limit", &self.limit)
+            .field("running", &self.running.load(Relaxed))
+            .finish()
+    }
+}
+
+impl Group {
+    /// A group whose jobs occupy at most `limit` workers at once.
+    pub(super) fn new(limit: usize) -> Arc<Self> {
+        Arc::new(Self {
+            limit,
+            running: AtomicUsize::new(0),
+            generation: Mutex::new(0),
+            changed: Condvar::new(),
+            seen: AtomicU64::new(0),
+            lane_ops: [AtomicUsize::new(0), AtomicUsize::new(0)],
+        })
+    }
+
+    /// The current generation, to wait for a change after checking a
+    /// condition ([`Self::wait_change`]).
+    pub(super) fn generation(&self) -> u64 {
+        self.seen.load(SeqCst)
+    }
+
+    /// Tells waiters that something changed.
+    pub(super) fn signal(&self) {
+        let mut generation = self
+            .generation
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *generation += 1;
+        self.seen.store(*generation, SeqCst);
+        drop(generation);
+        self.changed.notify_all();
+    }
+
+    /// Waits until the generation is no longer `seen` (spinning briefly
+    /// first, as changes often come soon).
+    pub(super) fn wait_change(&self, seen: u64) {
+        spin_until(|| self.seen.load(SeqCst) != seen);
+        let mut generation = self
+            .generation
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while *generation == seen {
+            generation = self
+                .changed
+                .wait(generation)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// A queued job with what the scheduler orders and filters it by.
 pub(super) struct Entry {
-    index: usize,
-    /// A page to compress ([`PageHelpers`](super::PageHelpers)): queued
-    /// ahead of column tasks.
-    page: bool,
-    job: Job,
+    pub(super) group: Arc<Group>,
+    pub(super) class: Class,
+    /// Task or lane number within its group ([`Take::Needed`]).
+    pub(super) index: usize,
+    /// Estimated cost: heavier jobs of a class go first.
+    pub(super) weight: u64,
+    pub(super) job: Job,
 }
 
 impl Entry {
-    /// Column task number `index`.
-    pub(super) fn task(index: usize, job: Job) -> Self {
-        Self {
-            index,
-            page: false,
-            job,
+    /// Whether `self` goes after `other` in the queue.
+    fn after(&self, other: &Entry) -> bool {
+        match self.class.cmp(&other.class) {
+            std::cmp::Ordering::Equal => {
+                // Pages oldest first; the others heaviest first, in the
+                // order they came among equals.
+                self.class == Class::Page || self.weight <= other.weight
+            }
+            order => order.is_gt(),
         }
     }
 }
 
-/// The queue the caller and the workers take jobs from.
-#[derive(Default)]
+/// The queue the workers and the writers' threads take jobs from.
 pub(super) struct Queue {
     state: Mutex<QueueState>,
     ready: Condvar,
-    /// How many jobs are queued (`state.jobs.len()`, kept up to date under
-    /// the lock), for threads spinning before they sleep.
+    /// How many jobs are queued, for threads spinning before they sleep.
     queued: AtomicUsize,
+    /// Most worker threads (see [`set_worker_threads`](super::set_worker_threads)).
+    cap: AtomicUsize,
 }
 
 #[derive(Default)]
-pub(super) struct QueueState {
-    /// Pages to compress first, oldest first; then column tasks, heaviest
-    /// first.
-    jobs: VecDeque<Entry>,
-    /// How many of `jobs` (all at the front) are pages.
-    pages: usize,
-    /// Set when the pool is dropped: workers finish the queue and exit.
-    closed: bool,
+struct QueueState {
+    jobs: Vec<Entry>,
+    /// Worker threads started and not yet ended.
+    workers: usize,
+    /// Workers numbered above this end (the cap was lowered).
+    keep: usize,
+    /// Total worker threads ever started, for names.
+    spawned: usize,
 }
 
-impl QueueState {
-    /// Takes the job at `at` out of the queue.
-    pub(super) fn remove(&mut self, at: usize) -> Option<Job> {
-        let entry = self.jobs.remove(at)?;
-        self.pages -= usize::from(entry.page);
-        Some(entry.job)
-    }
+/// The process's queue.
+pub(super) fn queue() -> &'static Arc<Queue> {
+    static QUEUE: OnceLock<Arc<Queue>> = OnceLock::new();
+    QUEUE.get_or_init(|| {
+        let cap = std::thread::available_parallelism().map_or(4, usize::from);
+        Arc::new(Queue {
+            state: Mutex::default(),
+            ready: Condvar::new(),
+            queued: AtomicUsize::new(0),
+            cap: AtomicUsize::new(cap),
+        })
+    })
 }
 
 impl Queue {
-    /// The queue's state; jobs never panic while holding the lock (they
-    /// run outside it, under `catch_unwind`), so a poisoned lock still
-    /// holds a consistent queue.
-    pub(super) fn lock(&self) -> MutexGuard<'_, QueueState> {
+    /// The queue's state; jobs never run under the lock (they run outside
+    /// it, under `catch_unwind`), so a poisoned lock still holds a
+    /// consistent queue.
+    fn lock(&self) -> MutexGuard<'_, QueueState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Records the queue's length after a change (under the lock).
-    pub(super) fn counted(&self, state: &QueueState) {
+    /// The most worker threads.
+    pub(super) fn cap(&self) -> usize {
+        self.cap.load(Relaxed)
+    }
+
+    /// Worker threads running now.
+    pub(super) fn workers(&self) -> usize {
+        self.lock().workers
+    }
+
+    /// Sets the most worker threads; workers above it end once idle.
+    pub(super) fn set_cap(self: &Arc<Self>, cap: usize) {
+        self.cap.store(cap, Relaxed);
+        let mut state = self.lock();
+        state.keep = cap;
+        drop(state);
+        self.ready.notify_all();
+    }
+
+    /// Starts workers until `wanted` run (at most the cap; fewer if
+    /// starting one fails: fewer threads run the same jobs).
+    pub(super) fn start_workers(self: &Arc<Self>, wanted: usize) {
+        let wanted = wanted.min(self.cap());
+        let mut state = self.lock();
+        state.keep = self.cap();
+        while state.workers < wanted {
+            state.spawned += 1;
+            let queue = Arc::clone(self);
+            let number = state.workers + 1;
+            let spawned = std::thread::Builder::new()
+                .name(format!("{WORKER_NAME}{}", state.spawned))
+                .spawn(move || queue.work(number));
+            match spawned {
+                Ok(_) => state.workers += 1,
+                Err(_) => break,
+            }
+        }
+    }
+
+    fn counted(&self, state: &QueueState) {
         self.queued.store(state.jobs.len(), Relaxed);
     }
 
-    /// The job the calling thread takes next, if any, without waiting.
-    pub(super) fn take(&self, how: Take) -> Option<Job> {
+    /// Queues `entry` in its place and wakes a worker.
+    pub(super) fn push(&self, entry: Entry) {
+        self.push_all(std::iter::once(entry));
+    }
+
+    /// Queues `entries`, each in its place, and wakes the workers.
+    pub(super) fn push_all(&self, entries: impl IntoIterator<Item = Entry>) {
         let mut state = self.lock();
-        let at = match how {
-            Take::Lightest => state.jobs.len().checked_sub(1)?,
-            Take::InOrder => {
-                let (at, _) = state.jobs.iter().enumerate().min_by_key(|(_, e)| e.index)?;
-                at
-            }
-        };
-        let job = state.remove(at);
+        let mut pushed = 0;
+        for entry in entries {
+            // Before the first entry it does not go after.
+            let at = state
+                .jobs
+                .iter()
+                .position(|queued| !entry.after(queued))
+                .unwrap_or(state.jobs.len());
+            state.jobs.insert(at, entry);
+            pushed += 1;
+        }
         self.counted(&state);
-        job
+        drop(state);
+        match pushed {
+            0 => {}
+            1 => self.ready.notify_one(),
+            _ => self.ready.notify_all(),
+        }
     }
 
-    /// The oldest page job, if any, without waiting.
-    pub(super) fn take_page(&self) -> Option<Job> {
+    /// A job of `group` in `class` for the group's own thread, without
+    /// waiting, as `how` says; `None` if it has none queued.
+    pub(super) fn take_own(&self, group: &Arc<Group>, class: Class, how: Take) -> Option<Job> {
         let mut state = self.lock();
-        match state.pages {
-            0 => None,
-            _ => {
-                let job = state.remove(0);
-                self.counted(&state);
-                job
-            }
-        }
+        let own = |e: &Entry| Arc::ptr_eq(&e.group, group) && e.class == class;
+        let at = match how {
+            Take::Lightest => state.jobs.iter().rposition(own)?,
+            Take::Needed(index) => state
+                .jobs
+                .iter()
+                .position(|e| own(e) && e.index == index)
+                .or_else(|| state.jobs.iter().position(own))?,
+        };
+        let entry = state.jobs.remove(at);
+        self.counted(&state);
+        Some(entry.job)
     }
 
-    /// Queues column tasks behind what is queued (the caller orders them,
-    /// heaviest first) and wakes every worker.
-    pub(super) fn push_tasks(&self, entries: impl IntoIterator<Item = Entry>) {
-        {
-            let mut state = self.lock();
-            state.jobs.extend(entries);
-            self.counted(&state);
-        }
-        self.ready.notify_all();
+    /// The oldest page job of `group`, if any, without waiting.
+    pub(super) fn take_page(&self, group: &Arc<Group>) -> Option<Job> {
+        let mut state = self.lock();
+        let at = state
+            .jobs
+            .iter()
+            .take_while(|e| e.class == Class::Page)
+            .position(|e| Arc::ptr_eq(&e.group, group))?;
+        let entry = state.jobs.remove(at);
+        self.counted(&state);
+        Some(entry.job)
     }
 
-    /// Queues a page job after the pages queued before it, ahead of every
-    /// column task, and wakes one worker.
-    pub(super) fn push_page(&self, job: Job) {
-        {
-            let mut state = self.lock();
-            let at = state.pages;
-            state.jobs.insert(
-                at,
-                Entry {
-                    index: usize::MAX,
-                    page: true,
-                    job,
-                },
-            );
-            state.pages += 1;
-            self.counted(&state);
-        }
-        self.ready.notify_one();
+    /// Drops every queued job of `group` in `class` unrun (outside the
+    /// lock).
+    #[cfg(test)]
+    pub(super) fn drop_jobs(&self, group: &Arc<Group>, class: Class) {
+        let mut state = self.lock();
+        let (gone, kept): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut state.jobs)
+            .into_iter()
+            .partition(|e| Arc::ptr_eq(&e.group, group) && e.class == class);
+        state.jobs = kept;
+        self.counted(&state);
+        drop(state);
+        drop(gone);
     }
 
-    /// Tells the workers to finish the queue and exit.
-    pub(super) fn close(&self) {
-        self.lock().closed = true;
-        self.ready.notify_all();
-    }
-
-    /// A worker's loop: run the heaviest job left until the pool is closed.
-    fn work(&self) {
+    /// A worker's loop: runs the first job whose group has a worker to
+    /// spare, until the cap drops below this worker's number.
+    fn work(&self, number: usize) {
+        let mut state = self.lock();
         loop {
-            let job = {
-                let mut state = self.lock();
-                loop {
-                    if let Some(job) = state.remove(0) {
-                        self.counted(&state);
-                        break job;
-                    }
-                    if state.closed {
-                        return;
-                    }
-                    // Jobs often come in quick succession (pages of a
-                    // column): look out for one briefly before sleeping,
-                    // as waking a sleeping thread takes longer.
-                    drop(state);
-                    spin_until(|| self.queued.load(Relaxed) > 0);
-                    state = self.lock();
-                    if state.jobs.is_empty() && !state.closed {
-                        state = self
-                            .ready
-                            .wait(state)
-                            .unwrap_or_else(PoisonError::into_inner);
-                    }
+            if number > state.keep {
+                state.workers -= 1;
+                return;
+            }
+            let at = state
+                .jobs
+                .iter()
+                .position(|e| e.group.running.load(Relaxed) < e.group.limit);
+            if let Some(at) = at {
+                let entry = state.jobs.remove(at);
+                self.counted(&state);
+                entry.group.running.fetch_add(1, Relaxed);
+                drop(state);
+                (entry.job)();
+                state = self.lock();
+                entry.group.running.fetch_sub(1, Relaxed);
+                // A job of this group may have waited for the slot.
+                if state
+                    .jobs
+                    .iter()
+                    .any(|e| Arc::ptr_eq(&e.group, &entry.group))
+                {
+                    self.ready.notify_one();
                 }
-            };
-            job();
+                continue;
+            }
+            if state.jobs.is_empty() {
+                // Jobs often come in quick succession (pages of a column,
+                // a writer's next batch): look out for one briefly before
+                // sleeping, as waking a sleeping thread takes longer.
+                drop(state);
+                spin_until(|| self.queued.load(Relaxed) > 0);
+                state = self.lock();
+                if !state.jobs.is_empty() {
+                    continue;
+                }
+            }
+            // Nothing to take (or only jobs of groups at their limit).
+            state = self
+                .ready
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 }
@@ -195,7 +358,7 @@ pub(super) fn spin_until(ready: impl Fn() -> bool) {
 /// How long a thread looks out for work (or a result) before sleeping.
 const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// Whether the current thread is one of a pool's workers.
+/// Whether the current thread is one of the pool's workers.
 pub(super) fn is_worker() -> bool {
     std::thread::current()
         .name()
@@ -203,12 +366,4 @@ pub(super) fn is_worker() -> bool {
 }
 
 /// The start of a worker thread's name.
-const WORKER_NAME: &str = "parquet-flba-";
-
-/// Starts worker number `number` (from 1) on `queue`.
-pub(super) fn spawn_worker(queue: &Arc<Queue>, number: usize) -> io::Result<JoinHandle<()>> {
-    let queue = Arc::clone(queue);
-    std::thread::Builder::new()
-        .name(format!("{WORKER_NAME}{number}"))
-        .spawn(move || queue.work())
-}
+pub(crate) const WORKER_NAME: &str = "parquet-flba-";

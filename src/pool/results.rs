@@ -1,7 +1,7 @@
 //! The outcomes of a [`Pool::submit`](super::Pool::submit) call, handed out
 //! in task order while the calling thread helps run what is queued.
 
-use super::queue::{Entry, Job, Queue};
+use super::queue::{Class, Entry, Group, Job, Queue};
 use super::{Outcome, Take, Task, run_caught};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -35,10 +35,15 @@ impl<T: Send + 'static> Results<T> {
 
     /// Queues `tasks` on `queue`, heaviest first (task order among equal
     /// weights); the caller takes from the queue as `take` says.
-    pub(super) fn queue(queue: &Arc<Queue>, tasks: Vec<(u64, Task<T>)>, take: Take) -> Self {
+    pub(super) fn queue(
+        queue: &Arc<Queue>,
+        group: &Arc<Group>,
+        tasks: Vec<(u64, Task<T>)>,
+        take: Take,
+    ) -> Self {
         let count = tasks.len();
         let (sender, receiver) = mpsc::channel();
-        let mut entries: Vec<(u64, Entry)> = tasks
+        let entries: Vec<Entry> = tasks
             .into_iter()
             .enumerate()
             .map(|(index, (weight, task))| {
@@ -47,17 +52,22 @@ impl<T: Send + 'static> Results<T> {
                     // The receiver is gone only if the caller unwound.
                     let _ = sender.send((index, run_caught(task)));
                 });
-                (weight, Entry::task(index, job))
+                Entry {
+                    group: Arc::clone(group),
+                    class: Class::Task,
+                    index,
+                    weight,
+                    job,
+                }
             })
             .collect();
-        // Heaviest first; a stable sort keeps task order among equals.
-        entries.sort_by_key(|e| std::cmp::Reverse(e.0));
         drop(sender);
-        queue.push_tasks(entries.into_iter().map(|(_, e)| e));
+        queue.push_all(entries);
         Self {
             inline: VecDeque::new(),
             queued: Some(Queued {
                 queue: Arc::clone(queue),
+                group: Arc::clone(group),
                 take,
                 receiver,
             }),
@@ -70,6 +80,7 @@ impl<T: Send + 'static> Results<T> {
 /// The tasks of a [`Results`] that went to the queue.
 struct Queued<T> {
     queue: Arc<Queue>,
+    group: Arc<Group>,
     take: Take,
     receiver: mpsc::Receiver<(usize, Outcome<T>)>,
 }
@@ -97,7 +108,10 @@ impl<T> Iterator for Results<T> {
                 self.ready[index] = Some(outcome);
                 continue;
             }
-            if let Some(job) = queued.queue.take(queued.take) {
+            if let Some(job) = queued
+                .queue
+                .take_own(&queued.group, Class::Task, queued.take)
+            {
                 job();
                 continue;
             }

@@ -21,6 +21,12 @@ use std::sync::Arc;
 pub(super) trait FileEncoder<W: Write + Send>: Send {
     fn write(&mut self, batch: &RecordBatch) -> Result<()>;
     fn flush(&mut self) -> Result<()>;
+    /// Finishes the work a write left running (a full row group not yet
+    /// in the file), so that what the writer holds is what one thread
+    /// would hold; see `ArrowWriter::with_memory_listener`.
+    fn settle(&mut self) -> Result<()> {
+        Ok(())
+    }
     fn flushed_row_groups(&self) -> &[RowGroupMetaData];
     fn memory_size(&self) -> usize;
     fn in_progress_size(&self) -> usize;

@@ -179,8 +179,19 @@ impl<W: Write + Send> ArrowWriter<W> {
             r.ensure(self.engine.get().memory_size() + batch.get_array_memory_size())?;
         }
         let written = self.engine.get_mut().write(batch);
+        if self.reservation.is_some() && written.is_ok() {
+            // What the reservation counts is what the writer holds.
+            self.engine.get_mut().settle()?;
+        }
         self.settle_reservation()?;
         written
+    }
+
+    /// Finishes what a write left running (a full row group not yet in
+    /// the output), so the output holds every full row group.
+    #[cfg(feature = "async")]
+    pub(crate) fn settle(&mut self) -> Result<()> {
+        self.engine.get_mut().settle()
     }
 
     /// Writes `buf` to the underlying writer, through its byte counter.
@@ -233,55 +244,72 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// encodes on the calling thread alone, exactly as before; 0 counts
     /// as 1. The file is byte-identical whatever the number of threads.
     ///
-    /// With more than one thread, each [`write`](Self::write) and each row
-    /// group's flush hand out their per-column work as tasks — checking
-    /// each field's values, encoding each leaf (with its content-defined
-    /// chunker), closing each column chunk — which the calling thread takes
-    /// part in and waits for; the chunks are then written in schema order
-    /// by the calling thread, as before. Every column writer gets the same input
-    /// in the same order as with one thread and no state is shared between
-    /// columns, so nothing about the bytes depends on which thread ran
-    /// what. The workers (at most `threads - 1`, and no more than the
-    /// columns need) are started on first use and stopped when the writer
-    /// is dropped; if one cannot be started, fewer threads do the same
-    /// work.
+    /// The other threads are the process's worker pool, shared by every
+    /// writer ([`set_worker_threads`](crate::set_worker_threads) caps it;
+    /// by default as many workers as the machine has cores): this writer
+    /// uses at most `threads - 1` of them at once. Workers are started on
+    /// first use and kept for the process; dropping a writer waits for
+    /// nothing. If one cannot be started, fewer threads do the same work.
+    ///
+    /// # How the work is shared
+    ///
+    /// Each leaf column of a row group has a lane: the column writer and
+    /// the work queued for it, done in order by whichever thread is free.
+    /// A [`write`](Self::write) checks the batch (its fields' checks on the
+    /// threads too, and the write waits for them: bad input fails its own
+    /// write), queues each column's part on its lane and returns without
+    /// waiting for the encoding, so the next batches' work queues behind
+    /// it and the threads stay busy from one write to the next; a write
+    /// waits (and encodes too) only while the lanes hold more than about a
+    /// quarter of a row group. A full row group's columns are closed on
+    /// their lanes, and its chunks are copied into the output, in schema
+    /// order, by the calling thread during a later call, while the next
+    /// row group's columns (on lanes of their own) are encoded: row groups
+    /// overlap. Every column writer gets the same input in the same order
+    /// as with one thread and no state is shared between columns, so
+    /// nothing about the bytes depends on which thread ran what.
+    ///
+    /// [`flush`](Self::flush), [`finish`](Self::finish),
+    /// [`close`](Self::close), [`into_inner`](Self::into_inner) and
+    /// [`inner_mut`](Self::inner_mut) finish everything queued before they
+    /// return. [`in_progress_size`](Self::in_progress_size),
+    /// [`memory_size`](Self::memory_size) and
+    /// [`bytes_written`](Self::bytes_written) wait for the lanes, and give
+    /// what one thread gives, except that a full row group not yet copied
+    /// out counts in `memory_size` (its chunks are held) and already in
+    /// `bytes_written` (its bytes are final); [`flushed_row_groups`](Self::flushed_row_groups)
+    /// and [`inner`](Self::inner) show it only once it is copied out (by
+    /// the first write after its columns are closed, at the latest when
+    /// the next row group fills or the writer is flushed). With a
+    /// [`MemoryListener`], each write also copies out a full row group
+    /// before it returns, so that the reservation covers what one thread
+    /// holds.
     ///
     /// # When it pays
     ///
-    /// Parallelism is across columns: it helps when a row group has
-    /// several leaf columns of comparable cost and batches of many rows
-    /// (tens of thousands and up; each write costs a few microseconds to
-    /// hand out and collect its tasks). The wall time of a step is that of
-    /// its most expensive column, plus what stays on the calling thread:
-    /// splitting the batch into leaves, and copying the finished chunks
-    /// into the output. Workers take the most expensive columns (by their
-    /// measured cost per row), the calling thread the cheapest, and the
-    /// caller copies each chunk out as soon as it and those before it are
-    /// done, so copying out overlaps encoding where the order allows. Two
-    /// columns of which one costs twice the other take at best about two
-    /// thirds of the time on two threads (the README has measurements);
-    /// and a busy machine may not give the workers a core,
-    /// in which case they only add their hand-over cost.
+    /// A row group's columns are encoded side by side, and the next row
+    /// group's columns start while the last one's finish; within one
+    /// column, only page compression is shared out (below). The wall time
+    /// is therefore at least that of the most expensive column of a row
+    /// group (over all row groups in flight), and at least what stays on
+    /// the calling thread: checking the batch, splitting it into leaves,
+    /// and copying every chunk into the output, which a many-core machine
+    /// with many columns ends up waiting for. A busy machine may not give
+    /// the workers a core, in which case they only add their hand-over
+    /// cost. `docs/threads.md` has measurements.
     ///
     /// Compressed columns also compress their data pages on the pool: each
     /// page is handed to a worker when it is cut, while its column goes on
     /// (up to `2 × threads − 1` pages of a column out at once, at most 8; a
     /// thread that needs a page back compresses queued pages itself
-    /// meanwhile). Pages are stored in order, so the bytes are the same;
-    /// they may still be out when a write returns (so the worker goes on
-    /// while the caller prepares its next batch), and are waited for when
-    /// their size is needed: [`Self::in_progress_size`] (and the row-group
-    /// byte limit) counts them exactly as stored, the dictionary page and
-    /// the flush come after them. This is what a single wide compressed
-    /// column gains (the README has measurements). Uncompressed pages, and
-    /// the dictionary page, are not handed out (there is nothing to
-    /// overlap). A single wide uncompressed column
-    /// gains nothing; nor does a file that `parquet`'s own `ArrowWriter`
-    /// writes whole (content-defined
-    /// chunking where no leaf is on the fast path), which ignores this
-    /// setting. With content-defined chunking on a table mixing fast and
-    /// `parquet` leaves, the inner `parquet` writer runs on the calling
-    /// thread while the workers encode the fast leaves.
+    /// meanwhile). Pages are stored in order, so the bytes are the same.
+    /// Uncompressed pages, and the dictionary page, are not handed out
+    /// (there is nothing to overlap). A file that `parquet`'s own
+    /// `ArrowWriter` writes whole (content-defined chunking where no leaf is
+    /// on the fast path) ignores this setting. With content-defined
+    /// chunking on a table mixing fast and `parquet` leaves, the inner
+    /// `parquet` writer runs on the calling thread while the lanes encode
+    /// the fast leaves, and row groups do not overlap.
     ///
     /// # Errors and memory
     ///
@@ -289,15 +317,21 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// with one thread (the first error in column order is returned), and
     /// the writer stays usable. A failure while encoding (a page store that
     /// cannot store a page, say) leaves the writer unable to continue, as
-    /// with one thread; a panic in a worker is returned as
+    /// with one thread; on several threads it is returned by the writer's
+    /// next call (a later `write`, or the `flush` or `close`), since the
+    /// write that queued the work has returned. A panic while a column is
+    /// encoded is returned as
     /// [`ParquetError::General`](parquet::errors::ParquetError::General)
-    /// naming the column, with the same effect. [`Self::memory_size`] and
-    /// memory reservations count the same buffers as with one thread,
-    /// except that a compressed column keeps the buffers its pages were
-    /// compressed in on the pool (about three per page out at once, each a
-    /// page in size); columns encoded at the same time also hold their
-    /// scratch space at the same time. Page stores are created as before (in file order, on
-    /// the calling thread) and then used from the worker threads.
+    /// naming the column, on any number of threads (one included), with
+    /// the same effect. Besides what is said above of a row group not yet
+    /// copied out, [`Self::memory_size`] and memory reservations count the
+    /// same buffers as with one thread, except that a compressed column
+    /// keeps the buffers its pages were compressed in on the pool (about
+    /// three per page out at once, each a page in size); columns encoded
+    /// at the same time also hold their scratch space at the same time, and
+    /// the batches whose work is queued are kept alive until it is done.
+    /// Page stores are created as before (in file order, on the calling
+    /// thread) and then used from the worker threads.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.engine.get_mut().set_threads(threads.max(1));
         self
@@ -305,9 +339,10 @@ impl<W: Write + Send> ArrowWriter<W> {
 
     /// With [`Self::with_threads`]: the least work a write must bring for
     /// its columns to be handed to the threads; a smaller write (a batch of
-    /// a few thousand narrow rows, say) is encoded on the calling thread,
-    /// column after column, because handing its columns out and collecting
-    /// them back would cost more than it saves. Default: 250 µs.
+    /// a few hundred narrow rows, say) is encoded on the calling thread,
+    /// column after column, once the work queued before it is done,
+    /// because handing its columns out would cost more than it saves.
+    /// Default: 50 µs.
     ///
     /// The work is estimated per write from each column's cost per row,
     /// first guessed from its type (about 2 value bytes per nanosecond on
@@ -316,7 +351,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// `Duration::ZERO` hands every write to the threads;
     /// `Duration::MAX` keeps every write on the calling thread (pages are
     /// still compressed on the threads, and a row group's columns still
-    /// closed there).
+    /// closed there, while the next row group's writes go on).
     pub fn with_min_parallel_work(mut self, work: std::time::Duration) -> Self {
         self.engine.get_mut().set_min_parallel_work(work);
         self
@@ -330,8 +365,10 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Brings the reservation in line with the memory now held: grows it if
     /// encoding needed more than predicted, gives back unneeded blocks.
     fn settle_reservation(&mut self) -> Result<()> {
-        let held = self.engine.get().memory_size();
+        // Only with a reservation: on several threads, `memory_size` waits
+        // for the columns' queued work.
         if let Some(r) = &mut self.reservation {
+            let held = self.engine.get().memory_size();
             r.ensure(held)?;
             r.settle(held);
         }

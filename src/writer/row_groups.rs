@@ -4,10 +4,12 @@
 //! chunks handed to the [`RowGroupSink`].
 //!
 //! With more than one thread ([`RowGroupWriter::set_threads`]) the
-//! per-column work of each step runs on a [`Pool`] ([`parallel`]); the
-//! steps, their order and what each column writer is given are the same.
+//! per-column work runs on the process's pool: each column on its own lane
+//! ([`lanes`]), driven by [`parallel`]; the steps, their order and what
+//! each column writer is given are the same.
 
 mod file_encoder;
+mod lanes;
 mod limits;
 mod parallel;
 
@@ -19,25 +21,28 @@ use crate::column::{ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
 use crate::hybrid::{self, SpliceSink};
 use crate::leaf::flat_leaf;
 use crate::plan::{ColumnPlan, FileRoute};
-use crate::pool::Pool;
+use crate::pool::{Pool, run_caught};
 use crate::sink::{FileSink, RowGroupSink};
 use crate::validate::validate_batch;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use lanes::{Closing, Costs, Lanes, panicked};
 use limits::Step;
+use parallel::column_name;
 use parquet::arrow::arrow_writer as upstream;
 use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::BloomFilterPosition;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescriptor;
 use std::io::Write;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The default of `ArrowWriter::with_min_parallel_work`, in nanoseconds:
-/// below about this much work, handing a write's columns to the workers
-/// and collecting them cost more than running them on the caller
-/// (measured on two columns of 8,192 rows, see the README).
-const DEFAULT_MIN_PARALLEL: u64 = 250_000;
+/// below about this much work, queuing a write's columns on their lanes
+/// (a lock per lane, one wake-up of the workers) and having another
+/// thread's caches fetch the column's state cost about as much as the
+/// work itself.
+const DEFAULT_MIN_PARALLEL: u64 = 50_000;
 
 /// The sink of a row-group writer.
 enum Sink<W: Write + Send> {
@@ -75,16 +80,25 @@ pub(super) struct RowGroupWriter<W: Write + Send> {
     arrow_schema: SchemaRef,
     max_rows: Option<usize>,
     max_bytes: Option<usize>,
+    /// Bloom filters are written after each row group (not at the end).
+    bloom_after_row_group: bool,
     in_progress: Option<RowGroup>,
     /// With content-defined chunking: one chunker per leaf, kept across
     /// row groups (taken out while a worker thread uses it).
     chunkers: Option<Vec<Option<Chunker>>>,
-    /// With more than one thread: the workers that encode columns.
+    /// With more than one thread: this writer's handle on the pool.
     pool: Option<Pool>,
+    /// With more than one thread, once a row group starts: its columns'
+    /// lanes, which hold the column writers.
+    lanes: Option<Arc<Lanes>>,
+    /// Lanes made so far (they are numbered in order).
+    lanes_made: usize,
+    /// On the lanes: a full row group whose chunks are not yet spliced.
+    closing: Option<Closing>,
     /// With more than one thread: each leaf's cost, in nanoseconds per
     /// 1,024 rows (guessed from its type when the threads are set, then
-    /// measured), which orders the pool's tasks.
-    costs: Vec<u64>,
+    /// measured), which orders the pool's work.
+    costs: Costs,
     /// With more than one thread: a write whose columns' estimated work
     /// (by `costs`) is below this many nanoseconds runs on the calling
     /// thread, where handing it out would cost more than it saves.
@@ -109,6 +123,8 @@ impl<W: Write + Send> RowGroupWriter<W> {
     ) -> Result<Self> {
         let props = options.file_properties(&arrow_schema);
         let (max_rows, max_bytes) = (props.max_row_group_row_count(), props.max_row_group_bytes());
+        let bloom_after_row_group =
+            props.bloom_filter_position() == BloomFilterPosition::AfterRowGroup;
         let chunkers = props
             .content_defined_chunking()
             .map(|cdc| {
@@ -140,10 +156,14 @@ impl<W: Write + Send> RowGroupWriter<W> {
             arrow_schema,
             max_rows,
             max_bytes,
+            bloom_after_row_group,
             in_progress: None,
             chunkers,
             pool: None,
-            costs: Vec::new(),
+            lanes: None,
+            lanes_made: 0,
+            closing: None,
+            costs: Arc::new([]),
             min_parallel: DEFAULT_MIN_PARALLEL,
             steps: (0, 0),
             poisoned: None,
@@ -178,21 +198,25 @@ impl<W: Write + Send> RowGroupWriter<W> {
         if self.on_pool(batch.num_rows()) {
             return self.validate_parallel(batch);
         }
-        let plan = self.factory.column_plan();
-        let spans = plan.fields().unwrap_or_default();
-        validate_batch(&self.arrow_schema, batch, |i| {
-            spans.get(i).is_some_and(|s| s.flat)
-        })?;
-        for ((span, field), array) in spans
-            .iter()
-            .zip(self.arrow_schema.fields())
-            .zip(batch.columns())
-        {
-            if let (true, Some(shape)) = (span.flat, self.factory.shape(span.first)) {
-                shape.validate(&flat_leaf(field, array))?;
+        // A panic is an error, as on the pool.
+        run_caught(|| {
+            let plan = self.factory.column_plan();
+            let spans = plan.fields().unwrap_or_default();
+            validate_batch(&self.arrow_schema, batch, |i| {
+                spans.get(i).is_some_and(|s| s.flat)
+            })?;
+            for ((span, field), array) in spans
+                .iter()
+                .zip(self.arrow_schema.fields())
+                .zip(batch.columns())
+            {
+                if let (true, Some(shape)) = (span.flat, self.factory.shape(span.first)) {
+                    shape.validate(&flat_leaf(field, array))?;
+                }
             }
-        }
-        Ok(())
+            Ok(())
+        })
+        .map_err(|message| panicked("validating the batch", message))?
     }
 
     /// Writes a validated batch into row groups, split where the row and
@@ -208,7 +232,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             let buffered = self.row_group()?;
             match self.next_step(buffered, piece.num_rows()) {
                 Step::Flush => {
-                    FileEncoder::flush(self)?;
+                    self.end_row_group(true)?;
                     pieces.push(piece);
                 }
                 Step::Write(Some(n)) => {
@@ -216,18 +240,11 @@ impl<W: Write + Send> RowGroupWriter<W> {
                     pieces.push(piece.slice(0, n));
                 }
                 Step::Write(None) => {
-                    // With threads, a part that fills the row group by rows
-                    // is written and flushed in one step (see
-                    // `write_part_parallel`).
-                    let fills = self.pool.is_some()
-                        && self
-                            .max_rows
-                            .is_some_and(|max| buffered + piece.num_rows() >= max);
-                    let written = self.write_part(&piece, fills);
+                    let written = self.write_part(&piece);
                     self.poison(written)?;
                     let rows = self.in_progress.as_ref().map_or(0, |rg| rg.rows);
                     if self.is_full(rows) {
-                        FileEncoder::flush(self)?;
+                        self.end_row_group(true)?;
                     }
                 }
             }
@@ -261,12 +278,14 @@ impl<W: Write + Send> RowGroupWriter<W> {
     }
 
     /// Writes one slice of a validated batch into the row group: every leaf
-    /// is computed before any is written. `fills`: the part fills the row
-    /// group (threads only), which is then flushed too.
-    fn write_part(&mut self, part: &RecordBatch, fills: bool) -> Result<()> {
+    /// is computed before any is written.
+    fn write_part(&mut self, part: &RecordBatch) -> Result<()> {
         let leaves = self.leaves(part)?;
         let rows = part.num_rows();
         let on_pool = self.on_pool(rows);
+        if self.lanes.is_some() {
+            return self.write_part_on_lanes(part, leaves, on_pool);
+        }
         let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
         if leaves.len() != row_group.writers.len() {
             return Err(ParquetError::General(format!(
@@ -275,24 +294,20 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 row_group.writers.len()
             )));
         }
-        if on_pool {
-            self.steps.0 += 1;
-            return self.write_part_parallel(part, leaves, fills);
-        }
-        // With threads, a write too small to hand out: on the caller, timed
-        // as on the pool (the costs decide the next write).
-        let timed = self.pool.is_some();
-        self.steps.1 += usize::from(timed);
         let rows_left = self.max_rows.map(|max| max.saturating_sub(row_group.rows));
         for ((leaf, writer), column) in row_group.writers.iter_mut().zip(&leaves) {
             let chunker = self.chunkers.as_mut().and_then(|c| c.get_mut(*leaf));
-            let start = timed.then(Instant::now);
-            writer.write_checked(column, chunker.and_then(Option::as_mut), rows_left)?;
-            if let Some(start) = start {
-                parallel::fold_cost(&mut self.costs, *leaf, start.elapsed(), rows);
-            }
+            // A panic fails the write, as on the pool.
+            run_caught(|| {
+                writer.write_checked(column, chunker.and_then(Option::as_mut), rows_left)
+            })
+            .map_err(|message| {
+                let what = format!("writing column {}", column_name(&self.factory, *leaf));
+                panicked(&what, message)
+            })??;
         }
-        self.sink.get_mut().write_rows(part)?;
+        run_caught(|| self.sink.get_mut().write_rows(part))
+            .map_err(|message| panicked("the inner parquet writer", message))??;
         row_group.rows += rows;
         Ok(())
     }
@@ -302,9 +317,8 @@ impl<W: Write + Send> RowGroupWriter<W> {
     /// `min_parallel`.
     fn on_pool(&self, rows: usize) -> bool {
         let work = || -> u64 {
-            self.costs
-                .iter()
-                .map(|c| c.saturating_mul(rows as u64) >> 10)
+            (0..self.costs.len())
+                .map(|leaf| lanes::work(&self.costs, leaf, rows))
                 .fold(0, u64::saturating_add)
         };
         self.pool.is_some() && work() >= self.min_parallel
@@ -315,11 +329,44 @@ impl<W: Write + Send> RowGroupWriter<W> {
         if let Some(row_group) = &self.in_progress {
             return Ok(row_group.rows);
         }
+        if self.pool.is_some() {
+            self.begin_on_lanes()?;
+            return Ok(0);
+        }
         let index = self.sink.get().flushed_row_groups().len();
         let only_fast = self.sink.get().takes_parquet_leaves();
         let writers = self.factory.create_writers(index, only_fast)?;
         self.in_progress = Some(RowGroup { writers, rows: 0 });
         Ok(0)
+    }
+
+    /// Ends the row group in progress: its chunks go into the file (on the
+    /// lanes, with `defer`, later). A failure poisons the writer.
+    fn end_row_group(&mut self, defer: bool) -> Result<()> {
+        if self.pool.is_some() {
+            return self.end_on_lanes(defer);
+        }
+        let Some(row_group) = self.in_progress.take() else {
+            return Ok(());
+        };
+        if row_group.rows == 0 {
+            // Writers created for a batch that then failed validation.
+            return Ok(());
+        }
+        // Each chunk is spliced into the file as soon as it is closed; a
+        // panic fails the flush, as on the pool.
+        let factory = &self.factory;
+        let mut chunks = row_group.writers.into_iter().map(|(leaf, w)| {
+            let closed = run_caught(|| w.close()).map_err(|message| {
+                panicked(
+                    &format!("closing column {}", column_name(factory, leaf)),
+                    message,
+                )
+            })?;
+            Ok((leaf, closed?))
+        });
+        let appended = self.sink.get_mut().append_row_group(&mut chunks);
+        self.poison(appended)
     }
 
     /// The writer and factory, to go on at the column level.

@@ -1,8 +1,10 @@
 //! The row-group writer as the [`ArrowWriter`](crate::ArrowWriter)'s
-//! [`FileEncoder`]: writing, flushing a row group (its columns closed on the
-//! pool with threads), the file's byte counts, footer and settings.
+//! [`FileEncoder`]: writing, flushing a row group (its columns closed on
+//! their lanes with threads), the file's byte counts, footer and settings.
 
-use super::{RowGroupWriter, parallel};
+use super::RowGroupWriter;
+use super::lanes::Lanes;
+use super::parallel::column_name;
 use crate::plan::ColumnPlan;
 use crate::pool::Pool;
 use crate::writer::engine::FileEncoder;
@@ -10,6 +12,8 @@ use arrow_array::RecordBatch;
 use parquet::errors::Result;
 use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
 use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
@@ -18,33 +22,23 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
             return Ok(());
         }
         self.check_usable()?;
+        self.check_lanes()?;
         self.validate(batch)?;
-        self.write_pieces(batch)
+        self.write_pieces(batch)?;
+        self.throttle(batch.num_rows())
     }
 
     fn flush(&mut self) -> Result<()> {
         self.check_usable()?;
-        let Some(row_group) = self.in_progress.take() else {
-            return Ok(());
-        };
-        if row_group.rows == 0 {
-            // Writers created for a batch that then failed validation.
-            return Ok(());
-        }
-        // Each chunk is spliced into the file as soon as it is closed.
-        let sink = self.sink.get_mut();
-        let appended = match &mut self.pool {
-            Some(pool) => {
-                sink.append_row_group(&mut parallel::close(pool, &self.factory, row_group.writers))
-            }
-            None => sink.append_row_group(
-                &mut row_group
-                    .writers
-                    .into_iter()
-                    .map(|(leaf, w)| Ok((leaf, w.close()?))),
-            ),
-        };
-        self.poison(appended)
+        self.check_lanes()?;
+        self.end_row_group(false)?;
+        self.check_lanes()
+    }
+
+    fn settle(&mut self) -> Result<()> {
+        self.check_usable()?;
+        self.check_lanes()?;
+        self.splice_waiting()
     }
 
     fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
@@ -55,7 +49,7 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         let own = self.in_progress.as_ref().map_or(0, |rg| {
             rg.writers.iter().map(|(_, w)| w.memory_size()).sum()
         });
-        own + self.sink.get().memory_size()
+        own + self.memory_on_lanes() + self.sink.get().memory_size()
     }
 
     fn in_progress_size(&self) -> usize {
@@ -67,7 +61,13 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
     }
 
     fn bytes_written(&self) -> usize {
-        self.sink.get().bytes_written()
+        // A full row group waiting to be spliced counts as written (its
+        // chunks' bytes are final once they are in), as with one thread.
+        let waiting = self
+            .closing
+            .as_ref()
+            .map_or(0, |c| c.bytes(self.bloom_after_row_group));
+        self.sink.get().bytes_written() + waiting
     }
 
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
@@ -87,6 +87,9 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
     }
 
     fn inner_mut(&mut self) -> &mut W {
+        // What a full row group left to splice goes in first (a failure
+        // poisons the writer, and shows at its next call).
+        let _ = self.splice_waiting();
         self.sink.get_mut().inner_mut()
     }
 
@@ -100,21 +103,56 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
     }
 
     fn set_threads(&mut self, threads: usize) {
+        // The lanes' column writers come back to the row group in progress
+        // (a failure poisons the writer).
+        if self.lanes.is_some() {
+            let left = self.leave_lanes();
+            let _ = self.poison(left);
+        }
         self.pool = (threads > 1).then(|| Pool::new(threads));
         // Compressed fast leaves compress their pages on the pool too (the
-        // writers of a row group already open keep compressing their own).
+        // writers of a row group already open keep compressing their own),
+        // when there are fewer columns than threads: with as many, the
+        // columns keep the threads busy, and handing a page out costs two
+        // more copies of it (into the job's buffer, and back).
+        let columns = self.factory.column_plan().leaves().len();
         let helpers = match &mut self.pool {
-            Some(pool) if self.factory.compresses_fast_leaves() => Some(pool.page_helpers()),
+            Some(pool) if self.factory.compresses_fast_leaves() && columns < threads => {
+                Some(pool.page_helpers())
+            }
             _ => None,
         };
         self.factory.set_page_helpers(helpers);
         self.costs = match self.pool {
             Some(_) => {
                 let leaves = self.factory.column_plan().leaves();
-                leaves.iter().map(|l| l.cost_hint()).collect()
+                leaves
+                    .iter()
+                    .map(|l| AtomicU64::new(l.cost_hint()))
+                    .collect()
             }
-            None => Vec::new(),
+            None => Arc::new([]),
         };
+        // A row group in progress goes on on the lanes.
+        let writers = match (&self.pool, &mut self.in_progress) {
+            (Some(_), Some(row_group)) => std::mem::take(&mut row_group.writers),
+            _ => Vec::new(),
+        };
+        if let (Some(pool), false) = (&self.pool, writers.is_empty()) {
+            let factory = &self.factory;
+            let name = |leaf| column_name(factory, leaf);
+            let first = self.lanes_made;
+            self.lanes_made += writers.len();
+            let lanes = Lanes::new(
+                pool.clone(),
+                first,
+                writers,
+                &mut self.chunkers,
+                self.costs.clone(),
+                name,
+            );
+            self.lanes = Some(Arc::new(lanes));
+        }
     }
 
     fn set_min_parallel_work(&mut self, work: Duration) {
@@ -125,6 +163,10 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         f.field("sink", self.sink.get())
             .field("threads", &self.threads())
             .field("writes_on_threads", &self.steps)
+            .field(
+                "column_work_on_threads",
+                &self.pool.as_ref().map_or((0, 0), Pool::lane_counts),
+            )
             .field(
                 "pages_compressed_on_threads",
                 &self.pool.as_ref().map_or((0, 0), Pool::page_counts),

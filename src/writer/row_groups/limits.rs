@@ -49,13 +49,15 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 .is_some_and(|max| self.estimated_bytes() >= max)
     }
 
-    /// Estimated encoded bytes of the row group, over every column.
+    /// Estimated encoded bytes of the row group, over every column (once
+    /// the lanes are idle).
     pub(super) fn estimated_bytes(&self) -> usize {
         let own = self.in_progress.as_ref().map_or(0, |rg| {
             rg.writers
                 .iter()
                 .map(|(_, w)| w.get_estimated_total_bytes())
-                .sum()
+                .sum::<usize>()
+                + self.estimated_on_lanes()
         });
         own + self.sink.get().estimated_bytes()
     }

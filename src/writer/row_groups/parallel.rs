@@ -1,35 +1,29 @@
-//! The row-group writer's steps with its columns on a [`Pool`]: validating
-//! the fields of a batch, writing a part's leaves, closing the column
-//! writers.
+//! The row-group writer's steps with its columns on the pool: the
+//! fields of a batch validated as tasks (the write waits for them, so a
+//! bad batch fails its own write and leaves the writer as it was), then
+//! each part's leaves handed to the columns' lanes ([`super::lanes`]),
+//! which the write does not wait for; full row groups closed on the lanes
+//! and spliced into the file later, in leaf order, while the next row
+//! group's columns are encoded.
 //!
-//! Each step hands every column its own task (owning its column writer,
-//! leaf and chunker, moved back afterwards) and waits for all of them, so
-//! a step ends in the same state as the sequential loop it replaces: every
-//! column writer got the same input in the same order, and the chunks go
-//! to the sink in leaf order. Errors are reported as the sequential loop
-//! would report them (the first in column order); a panic in a task
-//! becomes a [`ParquetError::General`] naming the column. As in the
-//! sequential loop, validation failures leave the writer as it was, and a
-//! failure while writing or closing poisons it (its row group is no longer
-//! consistent).
+//! Errors are reported as the sequential loop would report them (the
+//! first in column order): validation's by the write itself; a failure
+//! while encoding or closing (a page store's error, a panic, which becomes
+//! a [`ParquetError::General`] naming the column) by the writer's next
+//! call, and the writer cannot continue, as after such a failure on one
+//! thread.
 
-use super::{RowGroupWriter, no_row_group};
+use super::lanes::{Closing, Lanes, panicked};
+use super::{RowGroup, RowGroupWriter, Sink, no_row_group};
 use crate::ArrowRowGroupWriterFactory;
-use crate::cdc::Chunker;
-use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn};
+use crate::column::ArrowLeafColumn;
 use crate::leaf::flat_leaf;
-use crate::pool::{Outcome, Pool, Take, Task, run_caught};
+use crate::pool::{Task, run_caught};
 use crate::validate::{check_values, needs_value_check, validate_structure};
 use arrow_array::RecordBatch;
 use parquet::errors::{ParquetError, Result};
 use std::io::Write;
-use std::num::NonZeroUsize;
-use std::time::{Duration, Instant};
-
-/// A panic in a task, as the error of the call.
-fn panicked(what: &str, message: String) -> ParquetError {
-    ParquetError::General(format!("{what} panicked on a worker thread: {message}"))
-}
+use std::sync::Arc;
 
 impl<W: Write + Send> RowGroupWriter<W> {
     /// [`Self::validate`] with each field's value checks on the pool: the
@@ -66,7 +60,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 None => {}
             }
         }
-        let pool = self.pool.as_mut().ok_or_else(no_pool)?;
+        let pool = self.pool.as_ref().ok_or_else(no_pool)?;
         let (outcomes, _) = pool.run(tasks, || ());
         let mut errors: Vec<(bool, ParquetError)> = Vec::new();
         for ((flat, name), outcome) in checks.into_iter().zip(outcomes) {
@@ -87,218 +81,197 @@ impl<W: Write + Send> RowGroupWriter<W> {
         }
     }
 
-    /// The loop of [`Self::write_part`] on the pool: each leaf written by
-    /// its column writer (with its chunker) in a task, while the caller
-    /// hands the part to the sink (the inner `parquet` writer of a mixed
-    /// content-defined-chunking file), then takes tasks too.
-    ///
-    /// With `close` (the part fills the row group), each task also closes
-    /// its column writer, and the caller splices the chunks into the file
-    /// in leaf order as they come in — the first columns' bytes are copied
-    /// out while later columns are still being encoded. The row group is
-    /// then flushed (or, on error, dropped: the error poisons the writer).
-    pub(super) fn write_part_parallel(
+    /// Starts a row group on the lanes: its column writers made here (page
+    /// stores are created on this thread, in file order) and handed to
+    /// lanes of their own (so that its columns start while the last row
+    /// group's may still be encoded), or, with content-defined chunking
+    /// (whose chunkers go on from one row group to the next), to the same
+    /// lanes; the index counts a row group still waiting to be spliced.
+    pub(super) fn begin_on_lanes(&mut self) -> Result<()> {
+        let index =
+            self.sink.get().flushed_row_groups().len() + usize::from(self.closing.is_some());
+        let only_fast = self.sink.get().takes_parquet_leaves();
+        let writers = self.factory.create_writers(index, only_fast)?;
+        match &self.lanes {
+            Some(lanes) if self.chunkers.is_some() => lanes.begin(writers)?,
+            _ => {
+                let pool = self.pool.clone().ok_or_else(no_pool)?;
+                let factory = &self.factory;
+                let name = |leaf| column_name(factory, leaf);
+                let first = self.lanes_made;
+                self.lanes_made += writers.len();
+                let lanes = Lanes::new(
+                    pool,
+                    first,
+                    writers,
+                    &mut self.chunkers,
+                    self.costs.clone(),
+                    name,
+                );
+                self.lanes = Some(Arc::new(lanes));
+            }
+        }
+        self.in_progress = Some(RowGroup {
+            writers: Vec::new(),
+            rows: 0,
+        });
+        Ok(())
+    }
+
+    /// [`Self::write_part`] on the lanes: each leaf queued on its column's
+    /// lane (or, for a write too small to hand out, written here once the
+    /// lanes are idle) while this thread hands the part to the sink (the
+    /// inner `parquet` writer of a mixed content-defined-chunking file).
+    pub(super) fn write_part_on_lanes(
         &mut self,
         part: &RecordBatch,
         leaves: Vec<ArrowLeafColumn>,
-        close: bool,
+        on_pool: bool,
     ) -> Result<()> {
         let rows = part.num_rows();
-        let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
+        let row_group = self.in_progress.as_ref().ok_or_else(no_row_group)?;
         let rows_left = self.max_rows.map(|max| max.saturating_sub(row_group.rows));
-        let writers = std::mem::take(&mut row_group.writers);
-        let mut order = Vec::with_capacity(writers.len());
-        let mut tasks: Vec<(u64, Task<Written>)> = Vec::with_capacity(writers.len());
-        for ((leaf, mut writer), column) in writers.into_iter().zip(leaves) {
-            let mut chunker = self
-                .chunkers
-                .as_mut()
-                .and_then(|c| c.get_mut(leaf))
-                .and_then(Option::take);
-            order.push(leaf);
-            let weight = self
-                .costs
-                .get(leaf)
-                .map_or(1, |c| c.saturating_mul(rows as u64) >> 10);
-            tasks.push((
-                weight,
-                Box::new(move || {
-                    let start = Instant::now();
-                    let result = writer.write_checked(&column, chunker.as_mut(), rows_left);
-                    let elapsed = start.elapsed();
-                    let state = match result {
-                        Ok(()) if close => State::Closed(writer.close()),
-                        result => State::Open(writer, result),
-                    };
-                    (state, chunker, elapsed)
-                }),
-            ));
-        }
-        let pool = self.pool.as_mut().ok_or_else(no_pool)?;
-        let take = if close { Take::InOrder } else { Take::Lightest };
-        let results = pool.submit(tasks, take);
-        let local = run_caught(|| self.sink.get_mut().write_rows(part));
-        let mut outcomes = order.into_iter().zip(results);
-        if close {
-            self.in_progress = None;
-            let (chunkers, costs, factory) = (&mut self.chunkers, &mut self.costs, &self.factory);
-            let mut settle = |(leaf, outcome): (usize, Outcome<Written>)| {
-                let (state, chunker, elapsed) = outcome.map_err(|message| {
-                    let what = format!("writing column {}", column_name(factory, leaf));
-                    panicked(&what, message)
-                })?;
-                take_back(chunkers, costs, leaf, chunker, elapsed, rows);
-                match state {
-                    State::Closed(chunk) => Ok((leaf, chunk?)),
-                    State::Open(_, Err(e)) => Err(e),
-                    State::Open(_, Ok(())) => Err(ParquetError::General(format!(
-                        "column {} was not closed",
-                        column_name(factory, leaf)
-                    ))),
-                }
-            };
-            return match local_result(local) {
-                Ok(()) => {
-                    let mut chunks = outcomes.by_ref().map(&mut settle);
-                    self.sink.get_mut().append_row_group(&mut chunks)
-                }
-                // As in the sequential order of errors: a column's first.
-                Err(local) => Err(outcomes.map(settle).find_map(Result::err).unwrap_or(local)),
-            };
-        }
-        let row_group = self.in_progress.as_mut().ok_or_else(no_row_group)?;
-        let mut first_error = None;
-        let mut lost = false;
-        for (leaf, outcome) in outcomes {
-            match outcome {
-                Ok((State::Open(writer, result), chunker, elapsed)) => {
-                    row_group.writers.push((leaf, writer));
-                    take_back(
-                        &mut self.chunkers,
-                        &mut self.costs,
-                        leaf,
-                        chunker,
-                        elapsed,
-                        rows,
-                    );
-                    if let Err(e) = result {
-                        first_error.get_or_insert(e);
-                    }
-                }
-                Ok((State::Closed(_), _, _)) => {
-                    lost = true;
-                    first_error.get_or_insert(ParquetError::General(format!(
-                        "column {} was closed before the row group was full",
-                        column_name(&self.factory, leaf)
-                    )));
-                }
-                Err(message) => {
-                    // The column writer went down with its task.
-                    lost = true;
-                    let what = format!("writing column {}", column_name(&self.factory, leaf));
-                    first_error.get_or_insert(panicked(&what, message));
-                }
+        let lanes = self.lanes.as_ref().ok_or_else(no_pool)?;
+        if on_pool {
+            self.steps.0 += 1;
+            lanes.write(leaves, rows, rows_left)?;
+        } else {
+            self.steps.1 += 1;
+            // One thread's order: the last row group's columns first.
+            if let Some(closing) = &self.closing {
+                closing.lanes().sync();
             }
+            lanes.write_here(leaves, rows, rows_left)?;
         }
-        if let Err(e) = local_result(local) {
-            first_error.get_or_insert(e);
-        }
-        if lost {
-            // The row group is incomplete; the error poisons the writer.
-            self.in_progress = None;
-        }
-        if let Some(e) = first_error {
-            return Err(e);
-        }
+        run_caught(|| self.sink.get_mut().write_rows(part))
+            .map_err(|message| panicked("the inner parquet writer", message))??;
         if let Some(row_group) = &mut self.in_progress {
             row_group.rows += rows;
         }
         Ok(())
     }
-}
 
-/// A write task's column writer afterwards: still open (with the write's
-/// result), or closed (the write succeeded and the row group is full).
-#[allow(
-    clippy::large_enum_variant,
-    reason = "one per column per step, moved back once; boxing would only add an allocation"
-)]
-enum State {
-    Open(ArrowColumnWriter, Result<()>),
-    Closed(Result<ArrowColumnChunk>),
-}
-
-/// What a write task hands back: its column writer's state, the chunker it
-/// took, and how long the write took.
-type Written = (State, Option<Chunker>, Duration);
-
-/// Puts back what a write task took for leaf `leaf` (its chunker) and
-/// folds the write's time into the leaf's cost (nanoseconds per 1,024
-/// rows), which weighs the leaf's next task: the pool's workers take the
-/// heaviest first. Timing only orders tasks; it never changes bytes.
-fn take_back(
-    chunkers: &mut Option<Vec<Option<Chunker>>>,
-    costs: &mut [u64],
-    leaf: usize,
-    chunker: Option<Chunker>,
-    elapsed: Duration,
-    rows: usize,
-) {
-    if let Some(slot) = chunkers.as_mut().and_then(|c| c.get_mut(leaf)) {
-        *slot = chunker;
+    /// Ends the row group in progress on the lanes: each column closed on
+    /// its lane. With `defer` (a row group filled by a write, into the
+    /// plain file sink) its chunks are spliced later (by the throttle or
+    /// the next row group's end), else now; a row group still waiting is
+    /// spliced first.
+    pub(super) fn end_on_lanes(&mut self, defer: bool) -> Result<()> {
+        let closing = match (self.in_progress.take(), &self.lanes) {
+            (Some(row_group), Some(lanes)) if row_group.rows > 0 => Some(lanes.close()),
+            // Writers made for a batch that then failed validation.
+            _ => None,
+        };
+        if self.chunkers.is_none() {
+            // The next row group gets lanes of its own.
+            self.lanes = None;
+        }
+        if let Some(waiting) = self.closing.take() {
+            self.splice(waiting)?;
+        }
+        match closing {
+            Some(closing) if defer && matches!(self.sink, Sink::File(_)) => {
+                self.closing = Some(closing);
+                Ok(())
+            }
+            Some(closing) => self.splice(closing),
+            None => Ok(()),
+        }
     }
-    fold_cost(costs, leaf, elapsed, rows);
-}
 
-/// Folds a write of `rows` rows of leaf `leaf` that took `elapsed` into the
-/// leaf's cost (nanoseconds per 1,024 rows, halved average).
-pub(super) fn fold_cost(costs: &mut [u64], leaf: usize, elapsed: Duration, rows: usize) {
-    if let (Some(cost), Some(rows)) = (costs.get_mut(leaf), NonZeroUsize::new(rows)) {
-        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
-        let measured = nanos.saturating_mul(1024) / rows.get() as u64;
-        *cost = (*cost / 2).saturating_add(measured / 2).max(1);
+    /// Splices `closing`'s chunks into the file as they come in; a failure
+    /// poisons the writer.
+    pub(super) fn splice(&mut self, closing: Closing) -> Result<()> {
+        let mut chunks = closing.chunks();
+        let appended = self.sink.get_mut().append_row_group(&mut chunks);
+        drop(chunks);
+        self.poison(appended)
     }
-}
 
-/// The result of the caller's own part of a step (the inner `parquet`
-/// writer's), a panic as an error.
-fn local_result(local: Outcome<Result<()>>) -> Result<()> {
-    local
-        .map_err(|message| panicked("the inner parquet writer", message))
-        .and_then(|r| r)
-}
+    /// Splices the row group waiting to be, if any.
+    pub(super) fn splice_waiting(&mut self) -> Result<()> {
+        match self.closing.take() {
+            Some(closing) => self.splice(closing),
+            None => Ok(()),
+        }
+    }
 
-/// Closes `writers` on the pool; the chunks in leaf order, each as soon
-/// as it and those before it are closed (the caller closes the next one it
-/// needs while workers close the others), or the error of the first that
-/// failed.
-pub(super) fn close<'a>(
-    pool: &mut Pool,
-    factory: &'a ArrowRowGroupWriterFactory,
-    writers: Vec<(usize, ArrowColumnWriter)>,
-) -> impl Iterator<Item = Result<(usize, ArrowColumnChunk)>> + 'a {
-    type Closing = (u64, Task<Result<ArrowColumnChunk>>);
-    let (order, tasks): (Vec<usize>, Vec<Closing>) = writers
-        .into_iter()
-        .map(|(leaf, w)| {
-            let weight = w.memory_size() as u64;
-            (leaf, (weight, Box::new(move || w.close()) as Task<_>))
-        })
-        .unzip();
-    let results = pool.submit(tasks, Take::InOrder);
-    order.into_iter().zip(results).map(
-        move |(leaf, outcome): (usize, Outcome<Result<ArrowColumnChunk>>)| match outcome {
-            Ok(chunk) => Ok((leaf, chunk?)),
-            Err(message) => Err(panicked(
-                &format!("closing column {}", column_name(factory, leaf)),
-                message,
-            )),
-        },
-    )
+    /// A column's failure on its lanes (the row group in progress's, then
+    /// the waiting one's), as this call's error (poisoning).
+    pub(super) fn check_lanes(&mut self) -> Result<()> {
+        let mut checked = self.lanes.as_deref().map_or(Ok(()), Lanes::check);
+        if let (Ok(()), Some(closing)) = (&checked, &self.closing) {
+            checked = closing.lanes().check();
+        }
+        self.poison(checked)
+    }
+
+    /// After a write on the lanes: waits (helping) while the lanes hold
+    /// more than their share of queued rows (half a row group, at most
+    /// 1,048,576 rows, or two such writes), and splices the waiting row
+    /// group once its columns are closed, either then (so that the other
+    /// threads have work queued while this one copies: copying a row group
+    /// out takes about as long as encoding a good part of one) or once the
+    /// row group in progress is half full (so that no more is held).
+    pub(super) fn throttle(&mut self, rows: usize) -> Result<()> {
+        let group = self.max_rows.unwrap_or(1 << 20).min(1 << 20);
+        let bound = (group / 2).max(2 * rows);
+        loop {
+            self.check_lanes()?;
+            let ready = self.closing.as_ref().is_some_and(Closing::is_closed);
+            let half_full = self
+                .in_progress
+                .as_ref()
+                .is_some_and(|rg| 2 * rg.rows >= group);
+            if ready && half_full {
+                self.splice_waiting()?;
+                continue;
+            }
+            let Some(lanes) = &self.lanes else {
+                return Ok(());
+            };
+            let closing = &self.closing;
+            let ready = || closing.as_ref().is_some_and(Closing::is_closed);
+            if !lanes.throttle(bound, ready) {
+                return Ok(());
+            }
+            self.splice_waiting()?;
+        }
+    }
+
+    /// Memory held by the lanes' column writers and the row group waiting
+    /// to be spliced (once the lanes are idle).
+    pub(super) fn memory_on_lanes(&self) -> usize {
+        let current = self
+            .lanes
+            .as_ref()
+            .map_or(0, |l| l.sum(|w| w.memory_size()));
+        current + self.closing.as_ref().map_or(0, Closing::memory)
+    }
+
+    /// Estimated encoded bytes of the lanes' column writers (once idle).
+    pub(super) fn estimated_on_lanes(&self) -> usize {
+        self.lanes
+            .as_ref()
+            .map_or(0, |l| l.sum(|w| w.get_estimated_total_bytes()))
+    }
+
+    /// Leaves the lanes (after splicing what waits): their column writers
+    /// go back to the row group in progress, the chunkers to the writer.
+    pub(super) fn leave_lanes(&mut self) -> Result<()> {
+        self.splice_waiting()?;
+        if let Some(lanes) = self.lanes.take() {
+            let writers = lanes.take_writers(&mut self.chunkers);
+            if let Some(row_group) = &mut self.in_progress {
+                row_group.writers = writers;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Leaf `leaf`'s column path, quoted, for messages.
-fn column_name(factory: &ArrowRowGroupWriterFactory, leaf: usize) -> String {
+pub(super) fn column_name(factory: &ArrowRowGroupWriterFactory, leaf: usize) -> String {
     match factory.column_path(leaf) {
         Some(path) => format!("'{path}'"),
         None => format!("{leaf}"),
