@@ -327,10 +327,14 @@ fn randomized_flba_tables() {
     let cases = env_usize("PARQUET_FLBA_CASES").unwrap_or(DEFAULT_CASES);
     let only = env_usize("PARQUET_FLBA_CASE");
     let mut failures = Failures::new();
-    for i in 0..cases {
-        if only.is_some_and(|o| o != i) {
-            continue;
-        }
+    // One case index replays exactly that case, also one past
+    // `PARQUET_FLBA_CASES` (a failure found in a longer run).
+    let mut ran = 0;
+    let indices = match only {
+        Some(i) => i..i + 1,
+        None => 0..cases,
+    };
+    for i in indices {
         let case_seed = base ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut g = Gen::from_seed(case_seed);
         let schema = random_schema(&mut g);
@@ -380,7 +384,13 @@ fn randomized_flba_tables() {
             &Opts::props(props.clone()),
         ));
         failures.check(check_threads(&name, &schema, &batches, &props, 2 + i % 3));
+        ran += 1;
     }
+    // A selection that runs nothing must not pass.
+    assert!(
+        ran > 0,
+        "no randomized case ran (PARQUET_FLBA_CASES={cases})"
+    );
     failures.finish();
 }
 

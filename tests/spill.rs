@@ -657,8 +657,6 @@ fn files_are_removed_on_unwind() {
     let _serial = serial();
     let dir = TestDir::new("unwind");
     let (spill, props) = spill_all(dir.path());
-    let quiet = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let caller = std::panic::catch_unwind(|| {
         let mut w =
             ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
@@ -678,7 +676,6 @@ fn files_are_removed_on_unwind() {
         assert_eq!(spill_files(dir.path()).len(), 4);
         let _ = w.flush();
     });
-    std::panic::set_hook(quiet);
     assert!(
         caller.is_err() && sink.is_err(),
         "both should have panicked"

@@ -31,8 +31,6 @@ fn results_come_back_in_task_order() {
 
 #[test]
 fn a_panic_becomes_its_message() {
-    let quiet = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let pool = Pool::new(2);
     let panicking: Vec<(u64, Task<u8>)> = vec![
         (1, Box::new(|| 1)),
@@ -40,7 +38,6 @@ fn a_panic_becomes_its_message() {
         (2, Box::new(|| std::panic::panic_any(3_u32))),
     ];
     let (out, local) = pool.run(panicking, || panic!("local"));
-    std::panic::set_hook(quiet);
     assert_eq!(local, Err("local".to_string()));
     assert_eq!(out[0], Ok(1));
     assert_eq!(out[1], Err("boom 2".to_string()));
@@ -86,8 +83,6 @@ fn results_in_order_as_they_come_and_an_early_drop_runs_the_rest() {
 
 #[test]
 fn page_jobs_come_back_and_a_waiter_helps() {
-    let quiet = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     for threads in [1, 2, 4] {
         let pool = Pool::new(threads);
         let helpers = pool.page_helpers();
@@ -118,7 +113,6 @@ fn page_jobs_come_back_and_a_waiter_helps() {
             assert_eq!(on_workers, 0);
         }
     }
-    std::panic::set_hook(quiet);
 }
 
 #[test]

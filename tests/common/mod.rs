@@ -1268,11 +1268,24 @@ pub fn check_identical_with(
 /// run-end-encoded type under parquet 59; a map mixing kinds under CDC).
 pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperties) {
     use parquet_flba::{DelegateReason, LeafPath};
-    let Ok(writer) =
-        parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))
-    else {
-        return;
-    };
+    let writer =
+        match parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone())) {
+            Ok(writer) => writer,
+            Err(ours) => {
+                // Nothing to check only where parquet's writer cannot be made
+                // either (the case then compares the two errors).
+                let upstream = parquet::arrow::ArrowWriter::try_new(
+                    Vec::new(),
+                    schema.clone(),
+                    Some(props.clone()),
+                );
+                assert!(
+                    upstream.is_err(),
+                    "case `{label}`: parquet-flba's writer fails ({ours}) where parquet's does not"
+                );
+                return;
+            }
+        };
     for leaf in writer.column_plan().leaves() {
         if leaf.kind().is_none() || leaf.path() == LeafPath::Fast {
             continue;
