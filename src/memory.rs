@@ -80,10 +80,6 @@ impl Reservation {
         }
     }
 
-    pub(crate) fn block(&self) -> usize {
-        self.block
-    }
-
     pub(crate) fn set_block(&mut self, block: usize) {
         self.block = block.max(1);
     }

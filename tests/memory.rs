@@ -168,3 +168,31 @@ fn accounting_does_not_change_the_bytes_and_blocks_batch_calls() {
     // Eight batches of ~320 KiB each into 4 MiB blocks: a handful of calls.
     assert!(calls <= 8, "{calls} listener calls");
 }
+
+/// The reservation block is the same whichever builder call comes first
+/// (it was ignored when set before the listener).
+#[test]
+fn reservation_block_before_or_after_the_listener() {
+    let b = batch(4096, 7);
+    let reserved = |block_first: bool| {
+        let pool = Pool::with_limit(usize::MAX);
+        let w = ArrowWriter::try_new(Vec::new(), b.schema(), None).unwrap();
+        let mut w = if block_first {
+            w.with_memory_reservation_block(4 << 20)
+                .with_memory_listener(pool.clone())
+        } else {
+            w.with_memory_listener(pool.clone())
+                .with_memory_reservation_block(4 << 20)
+        };
+        w.write(&b).unwrap();
+        let reserved = w.reserved_memory();
+        w.close().unwrap();
+        reserved
+    };
+    let (first, after) = (reserved(true), reserved(false));
+    assert!(
+        after > 0 && after % (4 << 20) == 0,
+        "{after} bytes reserved"
+    );
+    assert_eq!(first, after);
+}

@@ -896,3 +896,28 @@ fn mixed_cdc_file_spills_and_cleans_up() {
         .build();
     spilled_identical("mixed_cdc", &batches, props);
 }
+
+/// Spill files are readable and writable by their owner only: they hold
+/// the user's data in a shared temporary directory.
+#[cfg(unix)]
+#[test]
+fn spill_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let _serial = serial();
+    let dir = TestDir::new("private");
+    let (spill, props) = spill_all(dir.path());
+    let mut w =
+        ArrowWriter::try_new_with_options(Vec::new(), schema(), options(&props, Some(&spill)))
+            .unwrap();
+    w.write(&batch(0, 1500)).unwrap();
+    let files = spill_files(dir.path());
+    assert!(!files.is_empty());
+    for name in files {
+        let mode = std::fs::metadata(dir.path().join(&name))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{name}: mode {:o}", mode & 0o777);
+    }
+    w.close().unwrap();
+}

@@ -193,12 +193,13 @@ fn create_unique(dir: &Path) -> Result<(PathBuf, File)> {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let path = dir.join(format!("parquet-flba-spill-{pid}-{n}-{nanos}.tmp"));
-        match OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create_new(true);
+        // Readable by this user only: the shared temporary directory is
+        // the default, and the pages are the user's data.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&path) {
             Ok(file) => return Ok((path, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(path),
             Err(e) => {

@@ -64,6 +64,8 @@ pub struct ArrowWriter<W: Write + Send> {
     engine: Engine<W>,
     /// Memory reserved from a [`MemoryListener`], if one is attached.
     reservation: Option<Reservation>,
+    /// Its block size, also when set before the listener.
+    reservation_block: usize,
 }
 
 /// The engine behind the writer.
@@ -130,6 +132,7 @@ impl<W: Write + Send> ArrowWriter<W> {
         Ok(Self {
             engine,
             reservation: None,
+            reservation_block: DEFAULT_RESERVATION_BLOCK,
         })
     }
 
@@ -223,16 +226,14 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// memory). After each write and flush, blocks no longer needed are given
     /// back; everything is given back when the writer is closed or dropped.
     pub fn with_memory_listener(mut self, listener: Arc<dyn MemoryListener>) -> Self {
-        let block = self
-            .reservation
-            .as_ref()
-            .map_or(DEFAULT_RESERVATION_BLOCK, Reservation::block);
-        self.reservation = Some(Reservation::new(listener, block));
+        self.reservation = Some(Reservation::new(listener, self.reservation_block));
         self
     }
 
-    /// Sets the block size of memory reservations (default 1 MiB).
+    /// Sets the block size of memory reservations (default 1 MiB), before
+    /// or after [`Self::with_memory_listener`].
     pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
+        self.reservation_block = bytes;
         if let Some(r) = &mut self.reservation {
             r.set_block(bytes);
         }
