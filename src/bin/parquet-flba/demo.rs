@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use crate::progress::Progress;
 use arrow_array::RecordBatch;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::workloads::alloc_counter;
 use crate::workloads::{CONFIG_NAMES, Writer, config, trades_batches, value_bytes, write_file};
@@ -112,7 +112,7 @@ fn measure_config(
     batches: &[RecordBatch],
     sinks: &mut [Vec<u8>; 2],
     runs: usize,
-    pb: &ProgressBar,
+    pb: &Progress,
 ) -> Result<Row, String> {
     let props = config(config_name).expect("validated configuration");
     let schema = batches[0].schema();
@@ -173,15 +173,12 @@ fn table_row(row: &Row, input_bytes: u64) -> String {
 
 /// Generates the trades table behind a spinner.
 fn generate_batches(rows: usize, batch_size: usize) -> Vec<RecordBatch> {
-    let spinner = ProgressBar::new_spinner().with_message(format!(
+    let note = Progress::message(format!(
         "generating the trades table ({} rows)",
         thousands(rows as u64)
     ));
-    spinner.enable_steady_tick(Duration::from_millis(120));
     let batches = trades_batches(rows, batch_size);
-    // Joins the ticker thread, so nothing else allocates while we count.
-    spinner.disable_steady_tick();
-    spinner.finish_and_clear();
+    note.finish_and_clear();
     batches
 }
 
@@ -211,18 +208,10 @@ fn print_intro(o: &Options, batches: &[RecordBatch], input_bytes: u64) {
     );
 }
 
-/// A progress bar over `len` timed writes, drawn once.
-fn progress_bar(len: u64) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    // No steady tick: a ticker thread would allocate while allocations are
-    // being counted. The bar redraws between runs instead.
-    pb.tick();
-    pb
+/// Progress over `len` timed writes, redrawn between runs (never while
+/// allocations are being counted).
+fn progress_bar(len: u64) -> Progress {
+    Progress::new(len, "writes")
 }
 
 /// The Markdown header (title and alignment lines) of the results table.
@@ -253,7 +242,7 @@ fn measure_all(
     batches: &[RecordBatch],
     input_bytes: u64,
     sinks: &mut [Vec<u8>; 2],
-    pb: &ProgressBar,
+    pb: &Progress,
 ) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for config_name in &o.configs {

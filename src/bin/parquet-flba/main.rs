@@ -26,6 +26,7 @@ include!("../../versions.rs");
 mod workloads;
 
 mod demo;
+mod progress;
 mod rewrite;
 
 use std::process::ExitCode;

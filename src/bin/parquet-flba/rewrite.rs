@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
+use crate::progress::Progress;
 use arrow_schema::SchemaRef;
-use indicatif::{ProgressBar, ProgressStyle};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{WriterProperties, WriterVersion};
@@ -226,17 +226,9 @@ fn writer_properties(o: &Options) -> (WriterProperties, String) {
     (props, settings)
 }
 
-/// A progress bar over `total_rows` rows.
-fn progress_bar(total_rows: u64) -> ProgressBar {
-    let pb = ProgressBar::new(total_rows);
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} rows ({per_sec}) {msg}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    pb
+/// Progress over `total_rows` rows.
+fn progress_bar(total_rows: u64) -> Progress {
+    Progress::new(total_rows, "rows")
 }
 
 /// What [`copy_batches`] read, wrote and how long it took.
