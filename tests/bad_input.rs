@@ -1157,3 +1157,79 @@ fn repeated_failures_keep_the_writer_consistent() {
         assert_recovers(&format!("repeated_failures/{cfg}"), &schema, props, &script);
     }
 }
+
+/// Every error that names a column names it once, as `'path'` (the dotted
+/// path in single quotes), never as `'"path"'` (a `ColumnPath` printed with
+/// `Display`, which quotes it again).
+#[test]
+fn error_messages_name_the_column_once() {
+    use parquet::basic::Encoding;
+    use parquet::schema::types::ColumnPath;
+    let mut messages: Vec<(&str, String)> = Vec::new();
+    let write_err = |schema: SchemaRef, columns: Vec<ArrayRef>, props: WriterProperties| {
+        let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+        match parquet_flba::ArrowWriter::try_new(Vec::new(), schema, Some(props)) {
+            Err(e) => e.to_string(),
+            Ok(mut w) => match w.write(&batch).and_then(|_| w.close().map(|_| ())) {
+                Err(e) => e.to_string(),
+                Ok(()) => panic!("the write should have failed"),
+            },
+        }
+    };
+    // A top-level decimal that does not fit its FIXED_LEN_BYTE_ARRAY width.
+    let field = Field::new("price", DataType::Decimal128(20, 2), true);
+    let schema: SchemaRef = Arc::new(arrow_schema::Schema::new(vec![field]));
+    let column = dec128(20, 2, vec![Some(1), Some(i128::MAX)]);
+    messages.push((
+        "price",
+        write_err(schema, vec![column], WriterProperties::default()),
+    ));
+    // The same inside a struct (checked per leaf).
+    let child = Field::new("amount", DataType::Decimal128(20, 2), true);
+    let values = dec128(20, 2, vec![Some(i128::MAX), Some(3)]);
+    let parent = StructArray::new(Fields::from(vec![child.clone()]), vec![values], None);
+    let field = Field::new(
+        "order",
+        arrow_array::Array::data_type(&parent).clone(),
+        true,
+    );
+    let schema: SchemaRef = Arc::new(arrow_schema::Schema::new(vec![field]));
+    messages.push((
+        "order.amount",
+        write_err(schema, vec![Arc::new(parent)], WriterProperties::default()),
+    ));
+    // An encoding a FIXED_LEN_BYTE_ARRAY column cannot take.
+    let field = Field::new("id", DataType::FixedSizeBinary(16), false);
+    let schema: SchemaRef = Arc::new(arrow_schema::Schema::new(vec![field]));
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_column_encoding(ColumnPath::from("id"), Encoding::DELTA_BINARY_PACKED)
+        .build();
+    let ids = Arc::new(FixedSizeBinaryArray::try_from_iter([[7u8; 16], [8u8; 16]].iter()).unwrap());
+    messages.push(("id", write_err(schema, vec![ids], props)));
+    // Under 58 and 59, a dictionary of fixed-size binaries with an encoding
+    // their byte-array writer cannot take (60 writes it).
+    if !cfg!(feature = "parquet-60") {
+        let keys = Int32Array::from(vec![0, 1]);
+        let values: ArrayRef =
+            Arc::new(FixedSizeBinaryArray::try_from_iter([[1u8; 4], [2u8; 4]].iter()).unwrap());
+        let dict = DictionaryArray::new(keys, values);
+        let field = Field::new("code", arrow_array::Array::data_type(&dict).clone(), true);
+        let schema: SchemaRef = Arc::new(arrow_schema::Schema::new(vec![field]));
+        let props = WriterProperties::builder()
+            .set_dictionary_enabled(false)
+            .set_column_encoding(ColumnPath::from("code"), Encoding::BYTE_STREAM_SPLIT)
+            .build();
+        messages.push(("code", write_err(schema, vec![Arc::new(dict)], props)));
+    }
+    for (path, message) in &messages {
+        assert!(
+            message.contains(&format!("'{path}'")),
+            "the error does not name column '{path}': {message}"
+        );
+        assert!(
+            !message.contains("'\"") && !message.contains("\"'"),
+            "the error quotes the column twice: {message}"
+        );
+    }
+}

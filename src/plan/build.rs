@@ -174,10 +174,11 @@ fn unwritable(
         ];
         (!supported.contains(&encoding)).then(|| {
             format!(
-                "Column '{}': parquet 59.2 cannot write a Dictionary(_, FixedSizeBinary) \
+                "Column '{}': parquet {} cannot write a Dictionary(_, FixedSizeBinary) \
                  column with encoding {encoding} (its byte-array writer takes PLAIN, \
                  DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY, and panics otherwise)",
-                descr.path()
+                descr.path().string(),
+                crate::compat::RESOLVED_RELEASE
             )
         })
     })
