@@ -21,7 +21,6 @@
 //! vector's length are never read.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// How many bytes of freed page blocks are kept for reuse unless
@@ -32,16 +31,19 @@ pub const DEFAULT_BLOCK_CACHE_LIMIT: usize = 64 << 20;
 /// allocations without faults anyway).
 const SMALLEST: usize = 32 << 10;
 
-static LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_BLOCK_CACHE_LIMIT);
 static CACHE: Mutex<Cache> = Mutex::new(Cache {
     blocks: VecDeque::new(),
     bytes: 0,
+    limit: DEFAULT_BLOCK_CACHE_LIMIT,
 });
 
-/// The cached blocks, oldest first, and their total capacity.
+/// The cached blocks, oldest first, their total capacity, and the limit
+/// (under the same lock: a block given while the limit is lowered is
+/// either trimmed by the new limit or kept within it, never kept beyond).
 struct Cache {
     blocks: VecDeque<Vec<u8>>,
     bytes: usize,
+    limit: usize,
 }
 
 impl Cache {
@@ -66,10 +68,10 @@ impl Cache {
     }
 
     /// Keeps `block` (emptied), freeing the oldest blocks to stay within
-    /// `limit`; frees it instead if it is too small to be worth keeping or
+    /// the limit; frees it instead if it is too small to be worth keeping or
     /// larger than the limit.
-    fn give(&mut self, mut block: Vec<u8>, limit: usize) {
-        let capacity = block.capacity();
+    fn give(&mut self, mut block: Vec<u8>) {
+        let (capacity, limit) = (block.capacity(), self.limit);
         if capacity < SMALLEST || capacity > limit {
             return;
         }
@@ -101,8 +103,9 @@ fn cache() -> MutexGuard<'static, Cache> {
 /// writer's `memory_size()` or memory reservation. The files written are the
 /// same whatever the limit.
 pub fn set_block_cache_limit(bytes: usize) -> usize {
-    let previous = LIMIT.swap(bytes, Relaxed);
-    cache().trim(bytes);
+    let mut cache = cache();
+    let previous = std::mem::replace(&mut cache.limit, bytes);
+    cache.trim(bytes);
     previous
 }
 
@@ -124,7 +127,7 @@ pub(super) fn take(capacity: usize) -> Option<Vec<u8>> {
 /// blocks to make it); otherwise frees it.
 pub(super) fn give(block: Vec<u8>) {
     if block.capacity() >= SMALLEST {
-        cache().give(block, LIMIT.load(Relaxed));
+        cache().give(block);
     }
 }
 
@@ -160,15 +163,16 @@ mod tests {
 
     #[test]
     fn blocks_come_back_empty_with_their_capacity_and_the_limit_holds() {
+        let limit = 3 * SMALLEST;
         let mut cache = Cache {
             blocks: VecDeque::new(),
             bytes: 0,
+            limit,
         };
-        let limit = 3 * SMALLEST;
         let mut block = Vec::with_capacity(SMALLEST);
         block.extend_from_slice(b"stale bytes");
-        cache.give(block, limit);
-        cache.give(Vec::with_capacity(2 * SMALLEST), limit);
+        cache.give(block);
+        cache.give(Vec::with_capacity(2 * SMALLEST));
         assert_eq!(cache.bytes, 3 * SMALLEST);
         // No block of another capacity is handed out.
         assert!(cache.take(SMALLEST + 1).is_none());
@@ -176,14 +180,14 @@ mod tests {
         assert_eq!((block.len(), block.capacity()), (0, SMALLEST));
         assert_eq!(cache.bytes, 2 * SMALLEST);
         // Full: the oldest goes first.
-        cache.give(block, limit);
-        cache.give(Vec::with_capacity(SMALLEST), limit);
+        cache.give(block);
+        cache.give(Vec::with_capacity(SMALLEST));
         assert_eq!(cache.bytes, 2 * SMALLEST);
         assert!(cache.take(2 * SMALLEST).is_none());
         assert_eq!(cache.take(SMALLEST).map(|b| b.capacity()), Some(SMALLEST));
         // Too small or too large to keep.
-        cache.give(Vec::with_capacity(SMALLEST - 1), limit);
-        cache.give(Vec::with_capacity(4 * SMALLEST), limit);
+        cache.give(Vec::with_capacity(SMALLEST - 1));
+        cache.give(Vec::with_capacity(4 * SMALLEST));
         assert_eq!(cache.bytes, SMALLEST);
         assert_eq!(cache.blocks.len(), 1);
         cache.trim(0);
