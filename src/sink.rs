@@ -17,7 +17,7 @@ use parquet::file::writer::SerializedFileWriter;
 use std::io::Write;
 
 /// Where the row-group writer sends what it encodes.
-pub(crate) trait RowGroupSink<W: Write + Send>: std::fmt::Debug + Send {
+pub(crate) trait RowGroupSink<W: Write>: std::fmt::Debug + Send {
     /// Whether the row-group writer encodes only the fast leaves (the sink
     /// encodes the others from [`Self::write_rows`]); else it encodes all.
     fn takes_parquet_leaves(&self) -> bool;
@@ -78,7 +78,7 @@ pub(crate) trait RowGroupSink<W: Write + Send>: std::fmt::Debug + Send {
 }
 
 /// The plain sink: chunks appended to the file writer in order.
-pub(crate) struct FileSink<W: Write + Send>(pub(crate) SerializedFileWriter<W>);
+pub(crate) struct FileSink<W: Write>(pub(crate) SerializedFileWriter<W>);
 
 impl<W: Write + Send> std::fmt::Debug for FileSink<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -2123,6 +2123,33 @@ mod column_api {
 mod writer_api {
     use super::*;
 
+    /// Generic code that stores a writer over any `W: Write` (as parquet's
+    /// `ArrowWriter<W: Write>` allows) compiles with this crate's too: the
+    /// type asks for `Send` only where parquet's methods do.
+    struct Holder<W: std::io::Write> {
+        writer: parquet_flba::ArrowWriter<W>,
+        upstream: Option<parquet::arrow::ArrowWriter<W>>,
+    }
+
+    impl<W: std::io::Write + Send> Holder<W> {
+        fn rows(&self) -> usize {
+            self.writer.in_progress_rows()
+                + self.upstream.as_ref().map_or(0, |u| u.in_progress_rows())
+        }
+    }
+
+    #[test]
+    fn the_writer_type_asks_only_for_write() {
+        let (schema, batches) = table("holder", &[10]);
+        let mut holder = Holder {
+            writer: parquet_flba::ArrowWriter::try_new(Vec::new(), schema, None).unwrap(),
+            upstream: None,
+        };
+        holder.writer.write(&batches[0]).unwrap();
+        assert_eq!(holder.rows(), 10);
+        holder.writer.close().unwrap();
+    }
+
     fn table(name: &str, sizes: &[usize]) -> (SchemaRef, Vec<RecordBatch>) {
         let mut g = Gen::new(name);
         let schema = mixed_schema();

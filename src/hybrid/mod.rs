@@ -39,7 +39,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 /// The sink of a mixed table under content-defined chunking.
-pub(crate) struct SpliceSink<W: Write + Send> {
+pub(crate) struct SpliceSink<W: Write> {
     file: SerializedFileWriter<Gate<W>>,
     inner: InnerWriter,
     /// For each leaf of the file: its index among the inner writer's leaves.

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// The operations of [`ArrowWriter`](crate::ArrowWriter) that an engine
 /// implements (the consuming ones are inherent methods of each engine).
-pub(super) trait FileEncoder<W: Write + Send>: Send {
+pub(super) trait FileEncoder<W: Write>: Send {
     fn write(&mut self, batch: &RecordBatch) -> Result<()>;
     fn flush(&mut self) -> Result<()>;
     /// Finishes the work a write left running (a full row group not yet
@@ -52,7 +52,7 @@ pub(super) trait FileEncoder<W: Write + Send>: Send {
 /// The whole file through `parquet`'s `ArrowWriter`: content-defined
 /// chunking with no leaf on the fast path (see
 /// [`FileRoute::Parquet`](crate::plan::FileRoute::Parquet)).
-pub(super) struct ParquetFile<W: Write + Send> {
+pub(super) struct ParquetFile<W: Write> {
     writer: upstream::ArrowWriter<W>,
     arrow_schema: SchemaRef,
     page_stores: Option<Arc<dyn PageStoreFactory>>,

@@ -60,7 +60,7 @@ use std::sync::Arc;
 /// * A failed [`Self::write`] leaves the writer as it was before the call:
 ///   batches are validated (column count, types, nulls in non-nullable
 ///   fields, decimal widths) before any row is buffered.
-pub struct ArrowWriter<W: Write + Send> {
+pub struct ArrowWriter<W: Write> {
     engine: Engine<W>,
     /// Memory reserved from a [`MemoryListener`], if one is attached.
     reservation: Option<Reservation>,
@@ -69,7 +69,7 @@ pub struct ArrowWriter<W: Write + Send> {
 }
 
 /// The engine behind the writer.
-enum Engine<W: Write + Send> {
+enum Engine<W: Write> {
     /// This crate's row-group loop.
     RowGroups(Box<RowGroupWriter<W>>),
     /// `parquet`'s `ArrowWriter`, for the whole file.

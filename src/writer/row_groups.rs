@@ -45,7 +45,7 @@ use std::sync::Arc;
 const DEFAULT_MIN_PARALLEL: u64 = 50_000;
 
 /// The sink of a row-group writer.
-enum Sink<W: Write + Send> {
+enum Sink<W: Write> {
     File(FileSink<W>),
     Splice(Box<SpliceSink<W>>),
 }
@@ -74,7 +74,7 @@ struct RowGroup {
 }
 
 /// Encodes row groups column by column into a [`RowGroupSink`].
-pub(super) struct RowGroupWriter<W: Write + Send> {
+pub(super) struct RowGroupWriter<W: Write> {
     sink: Sink<W>,
     factory: ArrowRowGroupWriterFactory,
     arrow_schema: SchemaRef,
