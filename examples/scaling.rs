@@ -102,18 +102,8 @@ fn write(
                 w.write(b).map_err(|e| e.to_string())?;
             }
             if std::env::var_os("SCALING_DEBUG").is_some() {
-                // Where the work ran (the writer's `Debug` output).
-                let debug = format!("{w:?}");
-                for field in [
-                    "writes_on_threads",
-                    "column_work_on_threads",
-                    "pages_compressed_on_threads",
-                ] {
-                    if let Some(at) = debug.find(field) {
-                        let rest = &debug[at..];
-                        eprintln!("{}", &rest[..rest.find(')').map_or(rest.len(), |e| e + 1)]);
-                    }
-                }
+                // Where the work ran.
+                eprintln!("{:?}", w.thread_work());
             }
             w.close().map_err(|e| e.to_string())?;
             if std::env::var_os("SCALING_DEBUG").is_some() {

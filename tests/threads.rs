@@ -614,22 +614,11 @@ fn memory_reservation_returns_to_zero() {
     }
 }
 
-/// The pair `name: (a, b)` from the writer's `Debug` output.
-fn debug_pair<W: std::io::Write + Send>(w: &ArrowWriter<W>, name: &str) -> (usize, usize) {
-    let debug = format!("{w:?}");
-    let key = format!("{name}: (");
-    let at = debug.find(&key).unwrap_or_else(|| panic!("{debug}"));
-    let rest = &debug[at + key.len()..];
-    let inner = &rest[..rest.find(')').unwrap()];
-    let (a, b) = inner.split_once(", ").unwrap();
-    (a.parse().unwrap(), b.parse().unwrap())
-}
-
 /// The number of pages sent to the pool's threads to compress, and how
-/// many of them a worker (not the waiting column's thread) compressed, as
-/// the writer's `Debug` output shows them.
+/// many of them a worker (not the waiting column's thread) compressed.
 fn pages_compressed_on_threads<W: std::io::Write + Send>(w: &ArrowWriter<W>) -> (usize, usize) {
-    debug_pair(w, "pages_compressed_on_threads")
+    let work = w.thread_work();
+    (work.pages_sent, work.pages_on_workers)
 }
 
 /// One wide compressed column on several threads: its pages are compressed
@@ -744,7 +733,7 @@ fn one_compressed_column_uses_the_threads() {
     assert!(on_workers > 0, "no page was compressed by a worker");
 }
 
-/// `with_threads(0)` is one thread; the setting shows in `Debug`.
+/// `with_threads(0)` is one thread; `thread_work` reports the setting.
 #[test]
 fn zero_threads_is_one() {
     let schema = wide_schema();
@@ -756,13 +745,13 @@ fn zero_threads_is_one() {
     let w = ArrowWriter::try_new(Vec::new(), schema, None)
         .unwrap()
         .with_threads(3);
-    assert!(format!("{w:?}").contains("threads: 3"), "{w:?}");
+    assert_eq!(w.thread_work().threads, 3);
 }
 
-/// Writes handed to the threads and kept on the caller, as the writer's
-/// `Debug` output shows them.
+/// Writes handed to the threads and kept on the caller.
 fn writes_on_threads<W: std::io::Write + Send>(w: &ArrowWriter<W>) -> (usize, usize) {
-    debug_pair(w, "writes_on_threads")
+    let work = w.thread_work();
+    (work.writes_on_threads, work.writes_on_caller)
 }
 
 /// `with_min_parallel_work`: writes whose estimated work is below it stay

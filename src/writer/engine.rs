@@ -47,6 +47,13 @@ pub(super) trait FileEncoder<W: Write>: Send {
     fn set_min_parallel_work(&mut self, work: std::time::Duration);
     /// Adds the engine's state to the writer's `Debug` output.
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>);
+    /// Where the work has run (an engine on one thread: all on the caller).
+    fn thread_work(&self) -> super::ThreadWork {
+        super::ThreadWork {
+            threads: 1,
+            ..Default::default()
+        }
+    }
 }
 
 /// The whole file through `parquet`'s `ArrowWriter`: content-defined

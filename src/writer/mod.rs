@@ -9,15 +9,18 @@
 
 mod engine;
 mod options;
+mod record_batch_writer;
 mod row_groups;
+mod work;
 
 pub use options::ArrowWriterOptions;
+pub use work::ThreadWork;
 
 use crate::ArrowRowGroupWriterFactory;
 use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};
 use crate::plan::{ColumnPlan, FileRoute};
-use arrow_array::{RecordBatch, RecordBatchWriter};
-use arrow_schema::{ArrowError, SchemaRef};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use engine::{FileEncoder, ParquetFile};
 use parquet::errors::Result;
 use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
@@ -435,16 +438,5 @@ impl<W: Write + Send> ArrowWriter<W> {
             Engine::RowGroups(e) => e.into_serialized_writer(),
             Engine::Parquet(e) => e.into_serialized_writer(),
         }
-    }
-}
-
-impl<W: Write + Send> RecordBatchWriter for ArrowWriter<W> {
-    fn write(&mut self, batch: &RecordBatch) -> std::result::Result<(), ArrowError> {
-        self.write(batch).map_err(|e| e.into())
-    }
-
-    fn close(self) -> std::result::Result<(), ArrowError> {
-        self.close()?;
-        Ok(())
     }
 }

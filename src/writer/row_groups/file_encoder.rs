@@ -7,6 +7,7 @@ use super::lanes::Lanes;
 use super::parallel::column_name;
 use crate::plan::ColumnPlan;
 use crate::pool::Pool;
+use crate::writer::ThreadWork;
 use crate::writer::engine::FileEncoder;
 use arrow_array::RecordBatch;
 use parquet::errors::Result;
@@ -155,22 +156,27 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         }
     }
 
+    fn thread_work(&self) -> ThreadWork {
+        let (workers, caller) = self.pool.as_ref().map_or((0, 0), Pool::lane_counts);
+        let (pages_sent, pages_on_workers) = self.pool.as_ref().map_or((0, 0), Pool::page_counts);
+        ThreadWork {
+            threads: self.threads(),
+            writes_on_threads: self.steps.0,
+            writes_on_caller: self.steps.1,
+            column_work_on_workers: workers,
+            column_work_on_caller: caller,
+            pages_sent,
+            pages_on_workers,
+        }
+    }
+
     fn set_min_parallel_work(&mut self, work: Duration) {
         self.min_parallel = u64::try_from(work.as_nanos()).unwrap_or(u64::MAX);
     }
 
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
         f.field("sink", self.sink.get())
-            .field("threads", &self.threads())
-            .field("writes_on_threads", &self.steps)
-            .field(
-                "column_work_on_threads",
-                &self.pool.as_ref().map_or((0, 0), Pool::lane_counts),
-            )
-            .field(
-                "pages_compressed_on_threads",
-                &self.pool.as_ref().map_or((0, 0), Pool::page_counts),
-            )
+            .field("thread_work", &self.thread_work())
             .field("in_progress_rows", &self.in_progress_rows())
             .field("arrow_schema", &self.arrow_schema)
             .field("max_row_group_row_count", &self.max_rows)
