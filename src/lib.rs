@@ -162,7 +162,7 @@ pub use plan::{ColumnPlan, DelegateReason, LeafKind, LeafPath, LeafPlan};
 pub use pool::{set_worker_threads, worker_threads, worker_threads_started};
 #[cfg(not(feature = "parquet-58"))]
 pub use spill::SpillPageStoreFactory;
-pub use writer::{ArrowWriter, ArrowWriterOptions, ThreadWork};
+pub use writer::{ArrowWriter, ArrowWriterOptions, LeafChunks, ThreadWork};
 
 /// The `parquet` release this build resolved, whose `ArrowWriter` it
 /// matches byte for byte and whose types its API takes: a 60.1 release with

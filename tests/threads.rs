@@ -158,7 +158,10 @@ fn write_ours(
             w.flushed_row_groups().len(),
         ));
     }
-    w.close().map_err(|e| format!("close: {e}"))?;
+    let md = w.finish().map_err(|e| format!("close: {e}"))?;
+    // What ran on the threads is what the plan says.
+    w.ran_as_planned(md.num_row_groups())?;
+    drop(w);
     Ok(Written { bytes, steps })
 }
 

@@ -134,8 +134,9 @@ impl ArrowColumnWriter {
         }
     }
 
-    /// Which writer this is.
-    pub(crate) fn path(&self) -> crate::LeafPath {
+    /// Which writer this is: this crate's (`LeafPath::Fast`) or
+    /// `parquet`'s own column writer (see [`crate::ColumnPlan`]).
+    pub fn path(&self) -> crate::LeafPath {
         match &self.0 {
             WriterInner::Flba(_) => crate::LeafPath::Fast,
             WriterInner::Parquet(_) => crate::LeafPath::Parquet,
@@ -190,6 +191,15 @@ impl std::fmt::Debug for ArrowColumnChunk {
 }
 
 impl ArrowColumnChunk {
+    /// Which writer encoded this chunk: this crate's (`LeafPath::Fast`) or
+    /// `parquet`'s own column writer.
+    pub fn path(&self) -> crate::LeafPath {
+        match &self.0 {
+            ChunkInner::Flba(_) => crate::LeafPath::Fast,
+            ChunkInner::Parquet(_) => crate::LeafPath::Parquet,
+        }
+    }
+
     /// The [`ColumnCloseResult`] produced when the chunk was closed.
     ///
     /// As in `parquet`, page offsets are in write order (the dictionary page

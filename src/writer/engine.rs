@@ -47,6 +47,11 @@ pub(super) trait FileEncoder<W: Write>: Send {
     fn set_min_parallel_work(&mut self, work: std::time::Duration);
     /// Adds the engine's state to the writer's `Debug` output.
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>);
+    /// Each leaf's chunks put into the file, by the writer that encoded
+    /// them (an engine that leaves the file to `parquet`: none).
+    fn leaf_chunks(&self) -> Vec<super::LeafChunks> {
+        Vec::new()
+    }
     /// Where the work has run (an engine on one thread: all on the caller).
     fn thread_work(&self) -> super::ThreadWork {
         super::ThreadWork {

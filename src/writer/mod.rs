@@ -14,7 +14,7 @@ mod row_groups;
 mod work;
 
 pub use options::ArrowWriterOptions;
-pub use work::ThreadWork;
+pub use work::{LeafChunks, ThreadWork};
 
 use crate::ArrowRowGroupWriterFactory;
 use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};

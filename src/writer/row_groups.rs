@@ -17,13 +17,14 @@ use super::ArrowWriterOptions;
 use super::engine::FileEncoder;
 use crate::ArrowRowGroupWriterFactory;
 use crate::cdc::Chunker;
-use crate::column::{ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
+use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
 use crate::hybrid::{self, SpliceSink};
 use crate::leaf::flat_leaf;
-use crate::plan::{ColumnPlan, FileRoute};
+use crate::plan::{ColumnPlan, FileRoute, LeafPath};
 use crate::pool::{Pool, run_caught};
 use crate::sink::{FileSink, RowGroupSink};
 use crate::validate::validate_batch;
+use crate::writer::LeafChunks;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use lanes::{Closing, Costs, Lanes, panicked};
@@ -106,6 +107,9 @@ pub(super) struct RowGroupWriter<W: Write> {
     /// Writes (or parts of one) run on the pool, and run on the caller as
     /// too small, for `Debug`.
     steps: (usize, usize),
+    /// Each leaf's chunks put into the file, by the writer that encoded
+    /// them (`ArrowWriter::leaf_chunks`).
+    leaf_chunks: Vec<LeafChunks>,
     /// Why the writer cannot go on, after a failure half-way through a
     /// write or flush (rather than produce a broken file).
     poisoned: Option<String>,
@@ -166,6 +170,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             costs: Arc::new([]),
             min_parallel: DEFAULT_MIN_PARALLEL,
             steps: (0, 0),
+            leaf_chunks: Vec::new(),
             poisoned: None,
         })
     }
@@ -356,7 +361,8 @@ impl<W: Write + Send> RowGroupWriter<W> {
         // Each chunk is spliced into the file as soon as it is closed; a
         // panic fails the flush, as on the pool.
         let factory = &self.factory;
-        let mut chunks = row_group.writers.into_iter().map(|(leaf, w)| {
+        let counts = &mut self.leaf_chunks;
+        let closed = row_group.writers.into_iter().map(|(leaf, w)| {
             let closed = run_caught(|| w.close()).map_err(|message| {
                 panicked(
                     &format!("closing column {}", column_name(factory, leaf)),
@@ -365,6 +371,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             })?;
             Ok((leaf, closed?))
         });
+        let mut chunks = closed.inspect(|chunk| count_chunk(counts, chunk));
         let appended = self.sink.get_mut().append_row_group(&mut chunks);
         self.poison(appended)
     }
@@ -392,4 +399,17 @@ impl<W: Write + Send> RowGroupWriter<W> {
 
 fn no_row_group() -> ParquetError {
     ParquetError::General("no row group in progress".into())
+}
+
+/// Counts `chunk` (on its way into the file) for its leaf in `counts`.
+fn count_chunk(counts: &mut Vec<LeafChunks>, chunk: &Result<(usize, ArrowColumnChunk)>) {
+    if let Ok((leaf, chunk)) = chunk {
+        if counts.len() <= *leaf {
+            counts.resize(leaf + 1, LeafChunks::default());
+        }
+        match chunk.path() {
+            LeafPath::Fast => counts[*leaf].fast_path += 1,
+            LeafPath::Parquet => counts[*leaf].parquet_path += 1,
+        }
+    }
 }

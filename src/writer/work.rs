@@ -29,9 +29,30 @@ pub struct ThreadWork {
     pub pages_on_workers: usize,
 }
 
+/// The column chunks of one leaf that a writer has put into the file, by
+/// the writer that encoded them ([`ArrowWriter::leaf_chunks`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LeafChunks {
+    /// Chunks encoded by this crate's writer.
+    pub fast_path: usize,
+    /// Chunks encoded by `parquet`'s own column writer.
+    pub parquet_path: usize,
+}
+
 impl<W: Write + Send> ArrowWriter<W> {
     /// Where the writer's work has run so far (see [`ThreadWork`]).
     pub fn thread_work(&self) -> ThreadWork {
         self.engine.get().thread_work()
+    }
+
+    /// For each leaf (in [`Self::column_plan`]'s order), the column chunks
+    /// put into the file so far and which writer encoded them: what ran,
+    /// where the plan says what will. Leaves that `parquet`'s `ArrowWriter`
+    /// writes as a whole (content-defined chunking with no leaf on the
+    /// fast path, or the leaves an inner `parquet` writer takes under
+    /// chunking) count no chunk here; a leaf past the end has none yet.
+    pub fn leaf_chunks(&self) -> Vec<LeafChunks> {
+        self.engine.get().leaf_chunks()
     }
 }

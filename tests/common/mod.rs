@@ -918,6 +918,52 @@ pub fn summarize_close(c: &ColumnCloseResult) -> String {
     )
 }
 
+/// Whether a writer's leaves were encoded by the writers its plan names
+/// (read from what ran: the chunks each leaf put into the file).
+pub trait RanAsPlanned {
+    /// `Err` naming the first leaf whose chunks came from another writer
+    /// than its plan says, for a file of `row_groups` row groups.
+    fn ran_as_planned(&self, row_groups: usize) -> Result<(), String>;
+}
+
+impl<W: std::io::Write + Send> RanAsPlanned for parquet::arrow::ArrowWriter<W> {
+    fn ran_as_planned(&self, _: usize) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write + Send> RanAsPlanned for parquet_flba::ArrowWriter<W> {
+    fn ran_as_planned(&self, row_groups: usize) -> Result<(), String> {
+        use parquet_flba::{LeafChunks, LeafPath};
+        let ran = self.leaf_chunks();
+        for (i, leaf) in self.column_plan().leaves().iter().enumerate() {
+            let chunks = ran.get(i).copied().unwrap_or_default();
+            let as_planned = match leaf.path() {
+                // Every row group's chunk of a fast leaf came from this
+                // crate's writer.
+                LeafPath::Fast => chunks.fast_path == row_groups && chunks.parquet_path == 0,
+                // None of a delegated leaf's did (an inner `parquet` writer
+                // may have written it whole: no chunk counted).
+                LeafPath::Parquet => chunks.fast_path == 0,
+            };
+            if !as_planned {
+                let LeafChunks {
+                    fast_path,
+                    parquet_path,
+                    ..
+                } = chunks;
+                return Err(format!(
+                    "leaf {} is planned {:?} but {fast_path} of its chunks came from the fast \
+                     writer and {parquet_path} from parquet's ({row_groups} row groups)",
+                    leaf.column_path().string(),
+                    leaf.path()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 macro_rules! writer_impl {
     ($modname:ident, $($path:ident)::+) => {
         /// Writes through one implementation (the module's name says which).
@@ -974,7 +1020,9 @@ macro_rules! writer_impl {
                     steps.push(step(&wr));
                     memory.push(wr.memory_size());
                 }
-                let md = wr.close().map_err(|e| format!("close: {e}"))?;
+                let md = wr.finish().map_err(|e| format!("close: {e}"))?;
+                wr.ran_as_planned(md.num_row_groups())?;
+                drop(wr);
                 Ok(Written {
                     bytes,
                     steps,

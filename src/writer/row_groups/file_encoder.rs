@@ -7,8 +7,8 @@ use super::lanes::Lanes;
 use super::parallel::column_name;
 use crate::plan::ColumnPlan;
 use crate::pool::Pool;
-use crate::writer::ThreadWork;
 use crate::writer::engine::FileEncoder;
+use crate::writer::{LeafChunks, ThreadWork};
 use arrow_array::RecordBatch;
 use parquet::errors::Result;
 use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
@@ -154,6 +154,10 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
             );
             self.lanes = Some(Arc::new(lanes));
         }
+    }
+
+    fn leaf_chunks(&self) -> Vec<LeafChunks> {
+        self.leaf_chunks.clone()
     }
 
     fn thread_work(&self) -> ThreadWork {

@@ -182,7 +182,10 @@ impl<W: Write + Send> RowGroupWriter<W> {
     /// Splices `closing`'s chunks into the file as they come in; a failure
     /// poisons the writer.
     pub(super) fn splice(&mut self, closing: Closing) -> Result<()> {
-        let mut chunks = closing.chunks();
+        let counts = &mut self.leaf_chunks;
+        let mut chunks = closing
+            .chunks()
+            .inspect(|chunk| super::count_chunk(counts, chunk));
         let appended = self.sink.get_mut().append_row_group(&mut chunks);
         drop(chunks);
         self.poison(appended)
