@@ -174,6 +174,15 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
             .map_or(0, ArrowWriter::reserved_memory)
     }
 
+    /// Each leaf's chunks put into the file so far and which writer encoded
+    /// them; see [`ArrowWriter::leaf_chunks`] (empty while a call is in
+    /// progress elsewhere, or after a cancelled one).
+    pub fn leaf_chunks(&self) -> Vec<crate::LeafChunks> {
+        self.encoder
+            .as_ref()
+            .map_or_else(Vec::new, ArrowWriter::leaf_chunks)
+    }
+
     /// Which writer encodes each leaf column, and why; see
     /// [`ArrowWriter::column_plan`].
     pub fn column_plan(&self) -> &crate::ColumnPlan {

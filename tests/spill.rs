@@ -830,7 +830,23 @@ fn spilled_identical(name: &str, batches: &[RecordBatch], props: WriterPropertie
         most = most.max(spill_files(dir.path()).len());
     }
     assert!(most > 0, "{name}: nothing was spilled");
-    w.close().unwrap();
+    let md = w.finish().unwrap();
+    // What ran: every FIXED_LEN_BYTE_ARRAY leaf's chunks from the fast
+    // writer (the one that stores pages in the spill store).
+    let chunks = w.leaf_chunks();
+    for (i, leaf) in w.column_plan().leaves().iter().enumerate() {
+        let ran = chunks.get(i).copied().unwrap_or_default();
+        if leaf.path() == parquet_flba::LeafPath::Fast {
+            assert_eq!(
+                ran.fast_path,
+                md.num_row_groups(),
+                "{name}: leaf {i}: {ran:?}"
+            );
+        } else {
+            assert_eq!(ran.fast_path, 0, "{name}: leaf {i}: {ran:?}");
+        }
+    }
+    drop(w);
     assert!(spill_files(dir.path()).is_empty(), "{name}: files left");
     assert_eq!(spill.spill_files(), 0);
     assert_eq!(spill.spilled_bytes(), 0);
