@@ -1427,6 +1427,69 @@ mod codecs {
         f.finish();
     }
 
+    /// The crate's own codecs (src/page/codec.rs) against parquet's at the
+    /// edges of every level range, on pages large enough to fill brotli's
+    /// 4 KiB buffer and zstd's blocks several times.
+    #[test]
+    fn every_codec_level_on_large_pages() {
+        let mut levels = vec![
+            ("gzip_0", Compression::GZIP(GzipLevel::try_new(0).unwrap())),
+            ("gzip_1", Compression::GZIP(GzipLevel::try_new(1).unwrap())),
+            ("gzip_9", Compression::GZIP(GzipLevel::try_new(9).unwrap())),
+            (
+                "brotli_0",
+                Compression::BROTLI(BrotliLevel::try_new(0).unwrap()),
+            ),
+            (
+                "brotli_6",
+                Compression::BROTLI(BrotliLevel::try_new(6).unwrap()),
+            ),
+            (
+                "brotli_11",
+                Compression::BROTLI(BrotliLevel::try_new(11).unwrap()),
+            ),
+            ("zstd_9", Compression::ZSTD(ZstdLevel::try_new(9).unwrap())),
+            (
+                "zstd_22",
+                Compression::ZSTD(ZstdLevel::try_new(22).unwrap()),
+            ),
+            ("snappy", Compression::SNAPPY),
+            ("lz4", Compression::LZ4),
+            ("lz4_raw", Compression::LZ4_RAW),
+        ];
+        // Negative (fast) zstd levels are valid from parquet 60 on.
+        if let Ok(level) = ZstdLevel::try_new(-5) {
+            levels.push(("zstd_-5", Compression::ZSTD(level)));
+        }
+        let mut f = Failures::new();
+        let schema = mixed_schema();
+        let mut g = Gen::new("codec_levels");
+        let batches = g.batches(
+            &schema,
+            &[3000, 1500],
+            &Spec::new(Nulls::Density(0.1)).distinct(400),
+        );
+        for (codec, c) in levels {
+            for (v, ver) in versions() {
+                for dict in [true, false] {
+                    let p = props()
+                        .set_data_page_size_limit(256 << 10)
+                        .set_compression(c)
+                        .set_writer_version(ver)
+                        .set_dictionary_enabled(dict)
+                        .build();
+                    f.identical(
+                        &format!("codec_level/{codec}/{v}/dict_{dict}"),
+                        &schema,
+                        &batches,
+                        p,
+                    );
+                }
+            }
+        }
+        f.finish();
+    }
+
     #[test]
     fn every_codec_every_type() {
         let mut f = Failures::new();

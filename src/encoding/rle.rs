@@ -332,5 +332,7 @@ pub(crate) fn num_required_bits(value: u64) -> u8 {
     (64 - value.leading_zeros()) as u8
 }
 
-#[cfg(test)]
+// Compared with parquet's own encoder, which is behind its `experimental`
+// feature (see the `upstream-encoders` feature).
+#[cfg(all(test, feature = "upstream-encoders", not(feature = "parquet-59")))]
 mod tests;

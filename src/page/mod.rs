@@ -15,10 +15,12 @@
 //! * [`metrics`]: page counters and chunk totals; [`index`]: page indexes.
 //! * [`cut`]: cutting a data page, the dictionary page, closing the chunk.
 //! * [`data_page`]: what a data page header says, its stored size.
+//! * [`codec`]: page compression, as parquet's codecs compress.
 //! * [`output`]: compression (on the pool's threads: `output::in_flight`),
 //!   headers ([`header`]) and storing pages.
 //! * [`statistics`]: page header and chunk statistics, truncation.
 
+pub(crate) mod codec;
 pub(crate) mod cut;
 pub(crate) mod data_page;
 pub(crate) mod header;

@@ -8,6 +8,7 @@
 
 mod in_flight;
 
+use super::codec::PageCodec;
 use super::data_page::{
     DataPageHead, PageTag, checked_i32, compressed_len, header_into, stored_size,
 };
@@ -19,13 +20,12 @@ use crate::encoding::block::PageBlock;
 use crate::encoding::{ColumnEncoder, DictionaryPage, PageBytes};
 use crate::pool::PageHelpers;
 use in_flight::Helped;
-use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
 use parquet::errors::Result;
 use parquet::file::properties::WriterVersion;
 
 /// Compresses pages, writes their headers and stores them.
 pub(crate) struct PageOutput {
-    codec: Option<Box<dyn Codec>>,
+    codec: Option<PageCodec>,
     sink: PageSink,
     header: Vec<u8>,
     /// Levels and values of a V1 page, to compress together.
@@ -58,7 +58,7 @@ impl PageOutput {
         sink: PageSink,
         helpers: Option<PageHelpers>,
     ) -> Result<Self> {
-        let codec = create_codec(s.compression, &CodecOptionsBuilder::default().build())?;
+        let codec = PageCodec::for_compression(s.compression)?;
         let helpers = helpers.filter(|_| codec.is_some()).map(Helped::new);
         Ok(Self {
             codec,

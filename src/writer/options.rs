@@ -92,7 +92,7 @@ impl ArrowWriterOptions {
     pub(super) fn file_properties(&self, arrow_schema: &Schema) -> WriterProperties {
         let mut props = self.properties.clone();
         if !self.skip_arrow_metadata {
-            parquet::arrow::schema::add_encoded_arrow_schema_to_metadata(arrow_schema, &mut props);
+            parquet::arrow::add_encoded_arrow_schema_to_metadata(arrow_schema, &mut props);
         }
         props
     }

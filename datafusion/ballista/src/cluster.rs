@@ -10,6 +10,7 @@ use ballista_scheduler::config::SchedulerConfig;
 use datafusion::error::Result;
 use datafusion::execution::SessionState;
 use datafusion::prelude::SessionConfig;
+use datafusion_proto::physical_plan::PhysicalExtensionCodec;
 
 use crate::session::{prepare, with_our_codec};
 
@@ -38,11 +39,7 @@ pub fn scheduler_config(mut config: SchedulerConfig) -> SchedulerConfig {
         };
         Ok(prepare(state))
     }));
-    let codec = config
-        .override_physical_codec
-        .take()
-        .unwrap_or_else(|| Arc::new(BallistaPhysicalExtensionCodec::default()));
-    config.override_physical_codec = Some(with_our_codec(codec));
+    config.override_physical_codec = Some(ours_over(config.override_physical_codec.take()));
     config
 }
 
@@ -53,10 +50,16 @@ pub fn scheduler_config(mut config: SchedulerConfig) -> SchedulerConfig {
 /// Give it to `ballista_executor::executor_process::start_executor_process`,
 /// as the `parquet-flba-executor` binary does.
 pub fn executor_config(mut config: ExecutorProcessConfig) -> ExecutorProcessConfig {
-    let codec = config
-        .override_physical_codec
-        .take()
-        .unwrap_or_else(|| Arc::new(BallistaPhysicalExtensionCodec::default()));
-    config.override_physical_codec = Some(with_our_codec(codec));
+    config.override_physical_codec = Some(ours_over(config.override_physical_codec.take()));
     config
+}
+
+/// A [`crate::FlbaCodec`] over a process's configured physical codec
+/// (Ballista's when none is set).
+fn ours_over(
+    configured: Option<Arc<dyn PhysicalExtensionCodec>>,
+) -> Arc<dyn PhysicalExtensionCodec> {
+    with_our_codec(
+        configured.unwrap_or_else(|| Arc::new(BallistaPhysicalExtensionCodec::default())),
+    )
 }

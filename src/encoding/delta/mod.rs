@@ -11,7 +11,9 @@
 
 pub(crate) mod binary_packed;
 pub(crate) mod byte_array;
-#[cfg(test)]
+// Compared with parquet's own encoders, which are behind its `experimental`
+// feature (see the `upstream-encoders` feature).
+#[cfg(all(test, feature = "upstream-encoders", not(feature = "parquet-59")))]
 mod tests;
 
 pub(crate) use binary_packed::DeltaBinaryPacked;

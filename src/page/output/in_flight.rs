@@ -5,11 +5,11 @@
 
 use super::PageOutput;
 use crate::encoding::PageBytes;
+use crate::page::codec::PageCodec;
 use crate::page::data_page::{DataPageHead, PageTag, header_into, stored_size};
 use crate::page::metrics::held;
 use crate::page::settings::ColumnSettings;
 use crate::pool::{PageHelpers, Ticket};
-use parquet::compression::{Codec, CodecOptionsBuilder, create_codec};
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterVersion;
 use std::collections::VecDeque;
@@ -27,7 +27,7 @@ struct InFlight {
 /// What a compression job hands back: its codec and buffers, and the
 /// outcome.
 struct Compressed {
-    codec: Box<dyn Codec>,
+    codec: PageCodec,
     /// What was compressed: V1 levels and values, V2 values.
     input: Vec<u8>,
     output: Vec<u8>,
@@ -41,7 +41,7 @@ pub(super) struct Helped {
     in_flight: VecDeque<InFlight>,
     /// Codecs and buffers not lent to a job (each kept for one use, so
     /// that a buffer keeps the size its use needs).
-    codecs: Vec<Box<dyn Codec>>,
+    codecs: Vec<PageCodec>,
     inputs: Vec<Vec<u8>>,
     outputs: Vec<Vec<u8>>,
     levels: Vec<Vec<u8>>,
@@ -138,7 +138,7 @@ impl PageOutput {
         let mut output = h.outputs.pop().unwrap_or_default();
         let mut codec = match h.codecs.pop() {
             Some(codec) => codec,
-            None => create_codec(s.compression, &CodecOptionsBuilder::default().build())?
+            None => PageCodec::for_compression(s.compression)?
                 .ok_or_else(|| ParquetError::General("the column has no codec".into()))?,
         };
         let uncompressed = levels.len() + bytes.len();

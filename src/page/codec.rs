@@ -1,0 +1,224 @@
+//! Page compression, without parquet's `experimental` API.
+//!
+//! parquet keeps its codecs behind the `experimental` feature, and that
+//! feature drags in `parquet-variant` at the same version as parquet — which
+//! for 59.3.3 was never published, so a crate that turned it on could not be
+//! built against parquet 59.3.3 at all. The codecs are thin wrappers around
+//! the compression crates parquet itself depends on, so this module calls
+//! those same crates (the versions each release uses, declared per release
+//! in Cargo.toml, so cargo resolves one copy shared with parquet) with the
+//! same settings, and the compressed bytes are the same:
+//!
+//! | codec | what is written |
+//! |---|---|
+//! | SNAPPY | a raw (unframed) snappy block |
+//! | GZIP(level) | a gzip member (flate2's default header) at `level` |
+//! | BROTLI(level) | a brotli stream: 4096-byte buffer, window 2^22, flushed then finished |
+//! | LZ4 | the Hadoop framing: big-endian raw length, big-endian block length, one LZ4 block |
+//! | LZ4_RAW | one LZ4 block |
+//! | ZSTD(level) | one zstd frame from a reused bulk context at `level` |
+//!
+//! `tests/codecs.rs` writes every codec (and several levels) with parquet's
+//! `ArrowWriter` and ours and compares the files.
+
+use std::io::{Cursor, Write};
+
+use parquet::basic::Compression;
+use parquet::errors::{ParquetError, Result};
+
+// The compression crates of the selected release, under one name each.
+#[cfg(all(
+    feature = "parquet-58",
+    not(any(feature = "parquet-59", feature = "parquet-60"))
+))]
+use {brotli_8 as brotli, lz4_flex_013 as lz4_flex, zstd_013 as zstd};
+#[cfg(all(feature = "parquet-59", not(feature = "parquet-60")))]
+use {brotli_8 as brotli, lz4_flex_014 as lz4_flex, zstd_013 as zstd};
+#[cfg(feature = "parquet-60")]
+use {brotli_9 as brotli, lz4_flex_014 as lz4_flex, zstd_014 as zstd};
+
+/// Brotli's internal buffer and window (log2) as parquet sets them.
+const BROTLI_BUFFER: usize = 4096;
+const BROTLI_WINDOW_LOG2: u32 = 22;
+
+/// One column's page compressor; reusable from page to page (the snappy
+/// and zstd contexts are kept).
+pub(crate) enum PageCodec {
+    Snappy(snap::raw::Encoder),
+    Gzip(u32),
+    Brotli(u32),
+    Lz4Hadoop,
+    Lz4Raw,
+    Zstd(Box<zstd::bulk::Compressor<'static>>),
+}
+
+impl std::fmt::Debug for PageCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            Self::Snappy(_) => "SNAPPY",
+            Self::Gzip(_) => "GZIP",
+            Self::Brotli(_) => "BROTLI",
+            Self::Lz4Hadoop => "LZ4",
+            Self::Lz4Raw => "LZ4_RAW",
+            Self::Zstd(_) => "ZSTD",
+        };
+        f.write_str(name)
+    }
+}
+
+fn external(e: impl std::error::Error + Send + Sync + 'static) -> ParquetError {
+    ParquetError::External(Box::new(e))
+}
+
+impl PageCodec {
+    /// The compressor for `compression`; `None` when pages stay
+    /// uncompressed. A codec no parquet release can write (LZO) is the
+    /// same "not yet implemented" error parquet's codec factory returns.
+    pub(crate) fn for_compression(compression: Compression) -> Result<Option<Self>> {
+        Ok(Some(match compression {
+            Compression::UNCOMPRESSED => return Ok(None),
+            Compression::SNAPPY => Self::Snappy(snap::raw::Encoder::new()),
+            Compression::GZIP(level) => Self::Gzip(level.compression_level()),
+            Compression::BROTLI(level) => Self::Brotli(level.compression_level()),
+            Compression::LZ4 => Self::Lz4Hadoop,
+            Compression::LZ4_RAW => Self::Lz4Raw,
+            Compression::ZSTD(level) => {
+                let context =
+                    zstd::bulk::Compressor::new(level.compression_level()).map_err(external)?;
+                Self::Zstd(Box::new(context))
+            }
+            other => {
+                return Err(ParquetError::NYI(format!(
+                    "The codec type {other} is not supported yet"
+                )));
+            }
+        }))
+    }
+
+    /// Appends `input`, compressed, to `out`.
+    pub(crate) fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        match self {
+            Self::Snappy(encoder) => {
+                out.resize(start + snap::raw::max_compress_len(input.len()), 0);
+                let written = encoder
+                    .compress(input, &mut out[start..])
+                    .map_err(external)?;
+                out.truncate(start + written);
+            }
+            Self::Gzip(level) => {
+                let mut gzip =
+                    flate2::write::GzEncoder::new(&mut *out, flate2::Compression::new(*level));
+                gzip.write_all(input)?;
+                gzip.try_finish()?;
+            }
+            Self::Brotli(quality) => {
+                let mut stream = brotli::CompressorWriter::new(
+                    &mut *out,
+                    BROTLI_BUFFER,
+                    *quality,
+                    BROTLI_WINDOW_LOG2,
+                );
+                stream.write_all(input)?;
+                stream.flush()?;
+                // Dropping the writer ends the stream.
+            }
+            Self::Lz4Raw => lz4_block(input, out)?,
+            Self::Lz4Hadoop => {
+                // Two big-endian u32 lengths in front of the block.
+                out.resize(start + 8, 0);
+                lz4_block(input, out)?;
+                let block = out.len() - start - 8;
+                let raw = u32::try_from(input.len()).map_err(external)?;
+                let block = u32::try_from(block).map_err(external)?;
+                out[start..start + 4].copy_from_slice(&raw.to_be_bytes());
+                out[start + 4..start + 8].copy_from_slice(&block.to_be_bytes());
+            }
+            Self::Zstd(context) => {
+                out.reserve(zstd::zstd_safe::compress_bound(input.len()));
+                let mut tail = Cursor::new(&mut *out);
+                tail.set_position(start as u64);
+                context.compress_to_buffer(input, &mut tail)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Appends `input` as one LZ4 block to `out`.
+fn lz4_block(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let start = out.len();
+    out.resize(
+        start + lz4_flex::block::get_maximum_output_size(input.len()),
+        0,
+    );
+    let written = lz4_flex::block::compress_into(input, &mut out[start..]).map_err(external)?;
+    out.truncate(start + written);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::basic::{BrotliLevel, GzipLevel, ZstdLevel};
+
+    /// Each codec's output decompresses, by the codec's own crate, to the
+    /// input, also when appended after earlier bytes.
+    #[test]
+    fn round_trips_after_a_prefix() {
+        let input: Vec<u8> = (0..50_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let codecs = [
+            Compression::SNAPPY,
+            Compression::GZIP(GzipLevel::try_new(9).unwrap()),
+            Compression::BROTLI(BrotliLevel::try_new(3).unwrap()),
+            Compression::LZ4,
+            Compression::LZ4_RAW,
+            Compression::ZSTD(ZstdLevel::try_new(3).unwrap()),
+        ];
+        for compression in codecs {
+            let mut codec = PageCodec::for_compression(compression).unwrap().unwrap();
+            let mut out = b"prefix".to_vec();
+            codec.compress(&input, &mut out).unwrap();
+            assert_eq!(&out[..6], b"prefix");
+            let body = &out[6..];
+            let back = match compression {
+                Compression::SNAPPY => snap::raw::Decoder::new().decompress_vec(body).unwrap(),
+                Compression::GZIP(_) => {
+                    let mut back = Vec::new();
+                    let mut d = flate2::read::GzDecoder::new(body);
+                    std::io::Read::read_to_end(&mut d, &mut back).unwrap();
+                    back
+                }
+                Compression::BROTLI(_) => {
+                    let mut back = Vec::new();
+                    let mut d = brotli::Decompressor::new(body, 4096);
+                    std::io::Read::read_to_end(&mut d, &mut back).unwrap();
+                    back
+                }
+                Compression::LZ4 => {
+                    let raw = u32::from_be_bytes(body[..4].try_into().unwrap()) as usize;
+                    let block = u32::from_be_bytes(body[4..8].try_into().unwrap()) as usize;
+                    assert_eq!(block, body.len() - 8);
+                    lz4_flex::block::decompress(&body[8..], raw).unwrap()
+                }
+                Compression::LZ4_RAW => lz4_flex::block::decompress(body, input.len()).unwrap(),
+                Compression::ZSTD(_) => zstd::bulk::decompress(body, input.len()).unwrap(),
+                _ => unreachable!(),
+            };
+            assert!(back == input, "{compression} does not round-trip");
+        }
+    }
+
+    #[test]
+    fn lzo_is_not_implemented_as_in_parquet() {
+        let err = PageCodec::for_compression(Compression::LZO).unwrap_err();
+        assert!(matches!(err, ParquetError::NYI(_)), "{err}");
+        assert!(
+            PageCodec::for_compression(Compression::UNCOMPRESSED)
+                .unwrap()
+                .is_none()
+        );
+    }
+}
