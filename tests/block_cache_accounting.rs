@@ -22,8 +22,7 @@ use parquet::errors::Result;
 use parquet::file::properties::WriterProperties;
 use parquet_flba::{
     ArrowRowGroupWriterFactory, ArrowWriter, ArrowWriterOptions, DEFAULT_BLOCK_CACHE_LIMIT,
-    MemoryListener, SpillPageStoreFactory, block_cache_bytes, compute_leaves,
-    set_block_cache_limit,
+    MemoryListener, block_cache_bytes, compute_leaves, set_block_cache_limit,
 };
 
 const ROWS: usize = 40_000;
@@ -95,6 +94,25 @@ impl MemoryListener for Peak {
     }
 }
 
+/// With or without a page store (parquet 58 has none).
+const PAGE_STORES: &[bool] = if cfg!(feature = "parquet-58") {
+    &[false]
+} else {
+    &[false, true]
+};
+
+/// `options` with pages kept by a page store large enough never to spill.
+#[cfg(not(feature = "parquet-58"))]
+fn with_page_store(options: ArrowWriterOptions) -> ArrowWriterOptions {
+    let store = parquet_flba::SpillPageStoreFactory::new(1 << 30);
+    options.with_page_store_factory(Arc::new(store))
+}
+
+#[cfg(feature = "parquet-58")]
+fn with_page_store(_: ArrowWriterOptions) -> ArrowWriterOptions {
+    unreachable!("parquet 58 has no page stores")
+}
+
 /// How one file is written.
 #[derive(Debug, Clone, Copy)]
 struct Setup {
@@ -124,7 +142,7 @@ fn write(batch: &RecordBatch, setup: Setup) -> Seen {
         .with_properties(props())
         .with_block_cache(!setup.opt_out);
     if setup.page_store {
-        options = options.with_page_store_factory(Arc::new(SpillPageStoreFactory::new(1 << 30)));
+        options = with_page_store(options);
     }
     let mut w = ArrowWriter::try_new_with_options(Vec::new(), batch.schema(), options)
         .unwrap()
@@ -214,7 +232,7 @@ fn setups() -> Vec<Setup> {
     let mut all = Vec::new();
     for threads in [1, 2] {
         for (listener, opt_out) in [(true, false), (false, true), (true, true)] {
-            for page_store in [false, true] {
+            for &page_store in PAGE_STORES {
                 all.push(Setup {
                     threads,
                     listener,
