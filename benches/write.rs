@@ -35,7 +35,7 @@
 //!
 //! ```text
 //! cargo bench --bench write -- --list                  # every benchmark ID
-//! cargo bench --bench write                            # everything: 109 functions, ~10 min
+//! cargo bench --bench write                            # everything: 121 functions, ~11 min
 //! cargo bench --bench write -- 'decimal_nonnull/'      # one workload, all configs
 //! cargo bench --bench write -- 'decimal_nonnull/default|fsb/default'   # one regex
 //! cargo bench --bench write -- '/zstd/'                # one config, all workloads
@@ -44,7 +44,17 @@
 //! cargo bench --bench write -- 'nested/'
 //! cargo bench --bench write -- 'accounting/'               # MemoryListener overhead
 //! cargo bench --bench write -- 'threads/'                  # with_threads(1) vs with_threads(2)
+//! cargo bench --bench write -- 'block_cache/'              # with the page-block cache...
+//! PARQUET_FLBA_BLOCK_CACHE_LIMIT=0 cargo bench --bench write -- 'block_cache/'  # ...and without
 //! ```
+//!
+//! `PARQUET_FLBA_BLOCK_CACHE_LIMIT` (bytes) sets the process-wide page-block
+//! cache's limit (`set_block_cache_limit`) before anything runs; unset, the
+//! default (64 MiB) holds. At 0 every writer behaves as one that keeps out of
+//! the cache (`ArrowWriterOptions::with_block_cache(false)`, or a
+//! `MemoryListener`: `accounting/`'s `listener` writers never use it). The
+//! `block_cache/` groups (both writers, 1, 16 and 128 batches per file) are
+//! meant to be run with and without it.
 //!
 //! Defaults are set for a 2-core noisy machine: 10 samples, flat sampling,
 //! 1 s warm-up and 3 s measurement per function (criterion stretches the
@@ -250,6 +260,53 @@ fn bench_accounting(c: &mut Criterion) {
     }
 }
 
+/// The page-block cache: `parquet` and parquet-flba on one file of
+/// 1,048,576 rows written as one batch, as 16 batches of 65,536 and as 128
+/// of 8,192 (DataFusion's batch size, where blocks are many and small),
+/// default configuration. Run once as is and once with
+/// `PARQUET_FLBA_BLOCK_CACHE_LIMIT=0`: with the limit at 0, parquet-flba's
+/// writer takes and keeps no block, as every writer of a process whose
+/// writers keep out of the cache (a listener, `with_block_cache(false)`).
+/// Both settings cannot be compared in one process: blocks cached by one
+/// run pin the allocator's heap and spare the next run its page faults.
+fn bench_block_cache(c: &mut Criterion) {
+    for name in ["decimal_nonnull", "uuid"] {
+        let workload = WORKLOADS.iter().find(|w| w.name == name).expect("workload");
+        let batch = workload.build(DEFAULT_ROWS);
+        let split = |n: usize| -> Vec<_> {
+            let rows = DEFAULT_ROWS / n;
+            (0..n).map(|i| batch.slice(i * rows, rows)).collect()
+        };
+        let (p16, p128) = (split(16), split(128));
+        let schema = batch.schema();
+        let bytes = value_bytes(&batch);
+        let props = config("default").expect("known configuration");
+        let mut sink = Vec::with_capacity(sink_capacity(bytes));
+        let shapes = [
+            ("1x", std::slice::from_ref(&batch)),
+            ("16x", &p16[..]),
+            ("128x", &p128[..]),
+        ];
+        for (shape, batches) in shapes {
+            let mut group = c.benchmark_group(format!("block_cache/{name}/{shape}"));
+            group
+                .throughput(Throughput::Bytes(bytes))
+                .sampling_mode(SamplingMode::Flat);
+            for writer in Writer::BOTH {
+                group.bench_function(writer.name(), |b| {
+                    b.iter(|| {
+                        sink.clear();
+                        write_file(writer, &mut sink, schema.clone(), batches, props.clone())
+                            .expect("write succeeds");
+                        black_box(sink.len())
+                    })
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
 /// `ArrowWriter::with_threads`: parquet-flba on 1 and 2 threads (and
 /// `parquet` for reference) on `decimal_nonnull` (two FLBA columns) and
 /// on the 4-column mixed table of `setup/` (UUID, nullable decimal, Int64,
@@ -309,7 +366,14 @@ fn bench_threads(c: &mut Criterion) {
 }
 
 /// Defaults for a small noisy machine; command-line flags override them.
+/// Applies `PARQUET_FLBA_BLOCK_CACHE_LIMIT` (see the module docs).
 fn criterion_config() -> Criterion {
+    if let Ok(limit) = std::env::var("PARQUET_FLBA_BLOCK_CACHE_LIMIT") {
+        let bytes = limit
+            .parse()
+            .expect("PARQUET_FLBA_BLOCK_CACHE_LIMIT: a number of bytes");
+        parquet_flba::set_block_cache_limit(bytes);
+    }
     Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -318,13 +382,14 @@ fn criterion_config() -> Criterion {
 
 mod harness {
     use super::{
-        bench_accounting, bench_nested, bench_setup, bench_threads, bench_workloads,
-        criterion_config,
+        bench_accounting, bench_block_cache, bench_nested, bench_setup, bench_threads,
+        bench_workloads, criterion_config,
     };
     criterion::criterion_group! {
         name = benches;
         config = criterion_config();
-        targets = bench_workloads, bench_nested, bench_setup, bench_accounting, bench_threads
+        targets = bench_workloads, bench_nested, bench_setup, bench_accounting, bench_block_cache,
+            bench_threads
     }
 }
 criterion_main!(harness::benches);

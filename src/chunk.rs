@@ -66,14 +66,12 @@ fn advise_huge_pages(ptr: *mut u8, cap: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_ptr: *mut u8, _cap: usize) {}
 
-/// An empty block of exactly `size` bytes: one a finished chunk left (see
-/// [`recycle`]), else a new one.
-fn fresh_block(size: usize) -> Vec<u8> {
-    recycle::take(size).unwrap_or_else(|| {
-        let mut block = Vec::with_capacity(size);
-        advise_huge_pages(block.as_mut_ptr(), block.capacity());
-        block
-    })
+/// A new empty block of exactly `size` bytes, advised as huge pages when
+/// large.
+fn new_allocation(size: usize) -> Vec<u8> {
+    let mut block = Vec::with_capacity(size);
+    advise_huge_pages(block.as_mut_ptr(), block.capacity());
+    block
 }
 
 /// Size of the next block: doubling from 64 KiB up to 8 MiB, and never less
@@ -157,10 +155,13 @@ impl std::fmt::Debug for PageSink {
 }
 
 impl PageSink {
-    /// Pages kept in memory, or in `store` if given.
-    pub(crate) fn new(store: Option<Box<dyn PageStore>>) -> Self {
+    /// Pages kept in memory, or in `store` if given. With `cache_blocks`,
+    /// in-memory blocks are taken from and given back to the process-wide
+    /// block cache ([`recycle`]); without, they are this sink's own
+    /// allocations, freed when its chunk is dropped.
+    pub(crate) fn new(store: Option<Box<dyn PageStore>>, cache_blocks: bool) -> Self {
         Self {
-            blocks: Blocks::default(),
+            blocks: Blocks::new(cache_blocks),
             lent: None,
             next_block: FIRST_BLOCK,
             store: store.map(|s| (s, BytesMut::new())),
@@ -178,7 +179,8 @@ impl PageSink {
     /// as its expected bytes when `lent` (a block for PLAIN values).
     fn new_block(&mut self, need: usize, lent: bool) -> &mut Vec<u8> {
         let size = self.block_size(need, lent, 0);
-        self.blocks.push(fresh_block(size));
+        let block = self.blocks.fresh(size, new_allocation);
+        self.blocks.push(block);
         self.blocks.last_mut().unwrap()
     }
 
@@ -254,9 +256,9 @@ impl PageSink {
     ) -> Result<()> {
         let index = self.lent.ok_or_else(|| internal("no block is lent"))?;
         let size = self.block_size(room, true, moved);
-        let old = move_page(fresh_block(size));
+        let old = move_page(self.blocks.fresh(size, new_allocation));
         self.blocks[index] = if old.is_empty() {
-            recycle::give(old);
+            self.blocks.release(old);
             Vec::new()
         } else {
             old

@@ -573,6 +573,68 @@ fn flush_releases_the_reservation_under_the_same_limit() {
     assert_eq!(out, expected, "the file is parquet's");
 }
 
+/// A writer whose memory is accounted (a listener, or the block cache
+/// turned off) holds what `memory_size()` says in the live heap as it is,
+/// with no block cache to subtract, even after another writer has filled
+/// the cache; its blocks are freed, not cached, when its row group is
+/// written, and its file is parquet's. (Before accounted writers kept out
+/// of the cache, they took its blocks: their `memory_size()` grew while the
+/// heap did not.)
+#[test]
+fn accounted_writers_hold_what_they_report_with_the_cache_full() {
+    let _serial = serial();
+    let batches: Vec<RecordBatch> = (0..BATCHES as u64)
+        .map(|s| workload("decimal128", s))
+        .collect();
+    let schema = batches[0].schema();
+    let mut expected = Vec::new();
+    let mut up = parquet::arrow::ArrowWriter::try_new(&mut expected, schema.clone(), None).unwrap();
+    for b in &batches {
+        up.write(b).unwrap();
+    }
+    up.close().unwrap();
+    for listener in [true, false] {
+        // A plain writer leaves its blocks in the cache.
+        let mut out = Vec::with_capacity(expected.len() * 2);
+        let mut w = ArrowWriter::try_new(&mut out, schema.clone(), None).unwrap();
+        for b in &batches {
+            w.write(b).unwrap();
+        }
+        w.close().unwrap();
+        let cached = parquet_flba::block_cache_bytes();
+        assert!(cached >= ROWS * 16, "{cached} bytes cached");
+
+        let pool = Arc::new(Pool::default());
+        pool.limit.store(usize::MAX, Ordering::SeqCst);
+        let options = parquet_flba::ArrowWriterOptions::new().with_block_cache(listener);
+        let mut out = Vec::with_capacity(expected.len() * 2);
+        let mut seen = Vec::with_capacity(BATCHES);
+        let mut w = ArrowWriter::try_new_with_options(&mut out, schema.clone(), options).unwrap();
+        if listener {
+            w = w.with_memory_listener(pool.clone());
+        }
+        let before = LIVE.load(Ordering::SeqCst);
+        for b in &batches {
+            w.write(b).unwrap();
+            let live = (LIVE.load(Ordering::SeqCst) - before) as f64;
+            seen.push((live, w.memory_size() as f64));
+        }
+        w.close().unwrap();
+        assert_eq!(parquet_flba::block_cache_bytes(), cached, "cache changed");
+        for (i, (live, reported)) in seen.into_iter().enumerate() {
+            assert!(
+                within_claim(reported, live),
+                "listener {listener}, batch {i}: memory_size() {reported} vs live {live}"
+            );
+        }
+        if listener {
+            assert_eq!(pool.used.load(Ordering::SeqCst), 0);
+            assert!(pool.peak.load(Ordering::SeqCst) >= ROWS * BATCHES * 16);
+        }
+        assert!(out == expected, "listener {listener}: file differs");
+    }
+}
+
 /// Bytes allocated (allocations plus reallocation growth) while `write`
 /// runs.
 fn allocated_by(write: impl FnOnce()) -> usize {

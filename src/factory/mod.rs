@@ -49,6 +49,9 @@ pub struct ArrowRowGroupWriterFactory {
     /// With [`ArrowWriter::with_threads`](crate::ArrowWriter::with_threads)
     /// and compression: the threads fast writers compress pages on.
     page_helpers: Option<PageHelpers>,
+    /// Whether fast writers' page blocks go through the process-wide block
+    /// cache (see [`Self::with_block_cache`]).
+    block_cache: bool,
 }
 
 impl std::fmt::Debug for ArrowRowGroupWriterFactory {
@@ -88,6 +91,7 @@ impl ArrowRowGroupWriterFactory {
             parquet_leaves,
             router: None,
             page_helpers: None,
+            block_cache: true,
         }
     }
 
@@ -130,6 +134,36 @@ impl ArrowRowGroupWriterFactory {
             leaves: hand_off,
         });
         (self, hand_off)
+    }
+
+    /// Whether the column writers created from now on keep their page
+    /// blocks in the process-wide block cache (default `true`; see
+    /// [`set_block_cache_limit`](crate::set_block_cache_limit)).
+    ///
+    /// With `false`, a fast leaf's writer neither takes blocks from the
+    /// cache nor gives its blocks to it when its chunk is dropped: every
+    /// block it holds is a fresh allocation, counted in its
+    /// [`ArrowColumnWriter::memory_size`] (and so in any reservation kept
+    /// at that size, as DataFusion's parallel writer keeps one) and freed
+    /// with the chunk. Turn it off where the writers' memory is accounted
+    /// to a host; it costs the page faults the cache saves (see
+    /// `docs/memory.md`). The bytes written are the same either way.
+    /// [`ArrowWriterOptions::with_block_cache`](crate::ArrowWriterOptions::with_block_cache)
+    /// sets it for the factory of
+    /// [`ArrowWriter::into_serialized_writer`](crate::ArrowWriter::into_serialized_writer).
+    pub fn with_block_cache(mut self, block_cache: bool) -> Self {
+        self.block_cache = block_cache;
+        self
+    }
+
+    /// Sets [`Self::with_block_cache`] in place.
+    pub(crate) fn set_block_cache(&mut self, block_cache: bool) {
+        self.block_cache = block_cache;
+    }
+
+    /// Whether column writers created now use the block cache.
+    pub(crate) fn block_cache(&self) -> bool {
+        self.block_cache
     }
 
     /// The plan this factory follows: per leaf, this crate's writer or
@@ -216,7 +250,8 @@ impl ArrowRowGroupWriterFactory {
     ) -> Result<ArrowColumnWriter> {
         let descr = self.columns[leaf].clone();
         let helpers = self.page_helpers.clone();
-        let writer = FlbaColumnWriter::try_new(descr, &self.props, kind, store, helpers)?;
+        let cache = self.block_cache;
+        let writer = FlbaColumnWriter::try_new(descr, &self.props, kind, store, helpers, cache)?;
         Ok(ArrowColumnWriter(WriterInner::Flba(Box::new(writer))))
     }
 

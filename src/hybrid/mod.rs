@@ -298,7 +298,8 @@ impl<W: Write + Send> RowGroupSink<W> for SpliceSink<W> {
         for kv in &self.footer.appended_kv {
             writer.append_key_value_metadata(kv.clone());
         }
-        let mut rebuilt = ArrowRowGroupWriterFactory::new(&writer, factory.arrow_schema().clone());
+        let mut rebuilt = ArrowRowGroupWriterFactory::new(&writer, factory.arrow_schema().clone())
+            .with_block_cache(factory.block_cache());
         if let Some(f) = factory.page_store_factory() {
             rebuilt = rebuilt.with_page_stores(f);
         }

@@ -75,17 +75,21 @@ impl std::fmt::Debug for FlbaColumnWriter {
 impl FlbaColumnWriter {
     /// A writer for the column `descr` holding values of `kind`; finished
     /// pages go to `store` if given, and are compressed on `helpers`'
-    /// threads if given.
+    /// threads if given. With `cache_blocks`, its in-memory page blocks go
+    /// through the process-wide block cache (see `set_block_cache_limit`);
+    /// without, they are its own, counted in its memory size and freed
+    /// with its chunk.
     pub(crate) fn try_new(
         descr: ColumnDescPtr,
         props: &WriterProperties,
         kind: FlbaKind,
         store: Option<Box<dyn PageStore>>,
         helpers: Option<PageHelpers>,
+        cache_blocks: bool,
     ) -> Result<Self> {
         let width = crate::values::parquet_width(&descr);
         let repeated_ancestor_def_level = descr.repeated_ancestor_def_level();
-        let sink = PageSink::new(store);
+        let sink = PageSink::new(store, cache_blocks);
         let builder = PageBuilder::try_new(descr, props, kind.order(width), sink, helpers)?;
         Ok(Self {
             kind,

@@ -45,6 +45,9 @@ pub(super) trait FileEncoder<W: Write>: Send {
     /// Sets the least estimated work of a write that goes to the threads
     /// (see `ArrowWriter::with_min_parallel_work`).
     fn set_min_parallel_work(&mut self, work: std::time::Duration);
+    /// Sets whether the fast leaves' column writers created from now on
+    /// use the process-wide block cache.
+    fn set_block_cache(&mut self, block_cache: bool);
     /// Adds the engine's state to the writer's `Debug` output.
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>);
     /// Each leaf's chunks put into the file, by the writer that encoded
@@ -69,6 +72,8 @@ pub(super) struct ParquetFile<W: Write> {
     arrow_schema: SchemaRef,
     page_stores: Option<Arc<dyn PageStoreFactory>>,
     plan: ColumnPlan,
+    /// For the factory of `into_serialized_writer`.
+    block_cache: bool,
 }
 
 impl<W: Write + Send> ParquetFile<W> {
@@ -79,6 +84,7 @@ impl<W: Write + Send> ParquetFile<W> {
         plan: ColumnPlan,
     ) -> Result<Self> {
         let page_stores = options.page_store_factory.clone();
+        let block_cache = options.block_cache();
         let schema = arrow_schema.clone();
         let writer =
             upstream::ArrowWriter::try_new_with_options(out, schema, options.into_upstream())?;
@@ -87,6 +93,7 @@ impl<W: Write + Send> ParquetFile<W> {
             arrow_schema,
             page_stores,
             plan,
+            block_cache,
         })
     }
 
@@ -98,7 +105,8 @@ impl<W: Write + Send> ParquetFile<W> {
         self,
     ) -> Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
         let (writer, _) = self.writer.into_serialized_writer()?;
-        let mut factory = ArrowRowGroupWriterFactory::new(&writer, self.arrow_schema);
+        let mut factory = ArrowRowGroupWriterFactory::new(&writer, self.arrow_schema)
+            .with_block_cache(self.block_cache);
         if let Some(f) = self.page_stores {
             factory = factory.with_page_stores(f);
         }
@@ -171,6 +179,12 @@ impl<W: Write + Send> FileEncoder<W> for ParquetFile<W> {
     fn set_threads(&mut self, _threads: usize) {}
 
     fn set_min_parallel_work(&mut self, _work: std::time::Duration) {}
+
+    /// `parquet`'s writer keeps no blocks; the setting is kept for
+    /// `into_serialized_writer`'s factory.
+    fn set_block_cache(&mut self, block_cache: bool) {
+        self.block_cache = block_cache;
+    }
 
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
         f.field("parquet", &self.writer);

@@ -228,8 +228,15 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// usable (call [`Self::flush`] to release the buffered row group's
     /// memory). After each write and flush, blocks no longer needed are given
     /// back; everything is given back when the writer is closed or dropped.
+    ///
+    /// The writer then keeps out of the process-wide block cache, as with
+    /// [`ArrowWriterOptions::with_block_cache`]`(false)`: its page blocks
+    /// are its own, so its reservation covers what it makes the process
+    /// hold. Attach it before the first write (a row group already started
+    /// keeps its setting).
     pub fn with_memory_listener(mut self, listener: Arc<dyn MemoryListener>) -> Self {
         self.reservation = Some(Reservation::new(listener, self.reservation_block));
+        self.engine.get_mut().set_block_cache(false);
         self
     }
 

@@ -21,6 +21,8 @@ pub struct ArrowWriterOptions {
     /// Name of the converted schema's root element.
     root_name: Option<String>,
     skip_arrow_metadata: bool,
+    /// Set by `with_block_cache(false)`.
+    no_block_cache: bool,
 }
 
 impl ArrowWriterOptions {
@@ -55,6 +57,33 @@ impl ArrowWriterOptions {
     pub fn with_skip_arrow_metadata(mut self, skip_arrow_metadata: bool) -> Self {
         self.skip_arrow_metadata = skip_arrow_metadata;
         self
+    }
+
+    /// Whether the fast leaves' column writers keep their page blocks in
+    /// the process-wide block cache (default `true`; see
+    /// [`set_block_cache_limit`](crate::set_block_cache_limit)). Not in
+    /// `parquet`'s options.
+    ///
+    /// With `false`, the writer neither takes blocks from the cache nor
+    /// gives its blocks to it: every block it holds is its own allocation,
+    /// counted in [`ArrowWriter::memory_size`](crate::ArrowWriter::memory_size),
+    /// and freed once its row group is written, so the process holds no
+    /// memory on its behalf after it is dropped. This costs a page fault
+    /// per 4 KiB of page blocks that the cache would have saved
+    /// (`docs/memory.md` has figures). A writer with a
+    /// [`MemoryListener`](crate::MemoryListener) never uses the cache,
+    /// whatever this says. The setting carries over to the factory of
+    /// [`ArrowWriter::into_serialized_writer`](crate::ArrowWriter::into_serialized_writer)
+    /// (see [`ArrowRowGroupWriterFactory::with_block_cache`](crate::ArrowRowGroupWriterFactory::with_block_cache)).
+    /// The bytes written are the same either way.
+    pub fn with_block_cache(mut self, block_cache: bool) -> Self {
+        self.no_block_cache = !block_cache;
+        self
+    }
+
+    /// Whether the writer's page blocks go through the block cache.
+    pub(super) fn block_cache(&self) -> bool {
+        !self.no_block_cache
     }
 
     /// Names the root element of the converted Parquet schema (default

@@ -137,6 +137,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                     .collect()
             })
             .transpose()?;
+        let block_cache = options.block_cache();
         let stores = options.page_store_factory;
         let schema = arrow_schema.clone();
         let (sink, factory) = match route {
@@ -154,6 +155,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                 (Sink::File(FileSink(file)), factory)
             }
         };
+        let factory = factory.with_block_cache(block_cache);
         Ok(Self {
             sink,
             factory,

@@ -178,6 +178,10 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         self.min_parallel = u64::try_from(work.as_nanos()).unwrap_or(u64::MAX);
     }
 
+    fn set_block_cache(&mut self, block_cache: bool) {
+        self.factory.set_block_cache(block_cache);
+    }
+
     fn describe(&self, f: &mut std::fmt::DebugStruct<'_, '_>) {
         f.field("sink", self.sink.get())
             .field("thread_work", &self.thread_work())
