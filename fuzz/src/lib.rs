@@ -31,18 +31,18 @@
 //! milliseconds.
 
 pub mod bad_input;
+pub mod catch;
 pub mod describe;
 pub mod differential;
 pub mod generate;
 pub mod input;
+pub mod readback;
 pub mod release;
 pub mod roundtrip;
 pub mod scenario;
 pub mod writers;
 
-use std::cell::Cell;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
+pub use catch::{loud_catch, panic_message, quiet_catch};
 
 /// What an input was worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,56 +67,4 @@ pub fn run_roundtrip(data: &[u8]) -> Outcome {
 /// The bad-input target: errors, never panics; the writer recovers.
 pub fn run_bad_input(data: &[u8]) -> Outcome {
     bad_input::run(data)
-}
-
-thread_local! {
-    static QUIET: Cell<bool> = const { Cell::new(false) };
-}
-
-static HOOK: Once = Once::new();
-
-/// Install (once) a panic hook that stays silent while [`quiet_catch`] runs
-/// on this thread and otherwise defers to the hook that was installed
-/// before (under libFuzzer, one that aborts: any other panic is a finding).
-fn install_hook() {
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-}
-
-/// The text of a panic payload.
-pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<non-string panic payload>".into()
-    }
-}
-
-/// Run `f`, turning a panic into `Err(message)` without reporting it: for
-/// calls whose panics are expected (parquet's own writer on bad input).
-pub fn quiet_catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    install_hook();
-    let was = QUIET.with(|q| q.replace(true));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(was));
-    r.map_err(|p| panic_message(p.as_ref()))
-}
-
-/// Run `f`, turning a panic into `Err(message)`. The panic is reported by
-/// the panic hook as usual (under libFuzzer the process aborts right there,
-/// which is what a finding should do).
-pub fn loud_catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    install_hook();
-    let was = QUIET.with(|q| q.replace(false));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(was));
-    r.map_err(|p| panic_message(p.as_ref()))
 }
