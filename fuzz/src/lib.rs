@@ -7,8 +7,9 @@
 //!   columns), arbitrary `WriterProperties` and batches are written with
 //!   `parquet::arrow::ArrowWriter` (or its column-level API) and with
 //!   `parquet_flba`'s; the files must be byte-identical, the writers'
-//!   observable state equal after every write, and an error on one side
-//!   an error on the other.
+//!   observable state equal after every write, an error on one side
+//!   an error on the other, and (`ArrowWriter` API) every leaf written by
+//!   the writer its plan names ([`writers::check_ran_as_planned`]).
 //! * [`run_roundtrip`]: a file written by `parquet_flba` is read back with
 //!   parquet's readers; the arrays must equal the input and every
 //!   statistic, column index entry and bloom filter must agree with the
@@ -25,7 +26,12 @@
 //! [`Outcome::Reject`]. Inputs are decoded with a small hand-written
 //! [`input::ByteReader`] (no `arbitrary`), and the harness uses only crates
 //! the main crate already depends on, so `tests/fuzz_replay.rs` compiles
-//! this file with `#[path]` and replays the corpora in `cargo test`.
+//! this file with `#[path]` and replays the corpora in `cargo test`. The
+//! main crate's `tests/common` mounts [`catch`], [`describe`],
+//! [`readback`], [`release`] and [`writers`] the same way: one copy of the
+//! writers of both sides, the read-back and the failure descriptions for
+//! the tests and the fuzz targets (these modules use each other only as
+//! siblings, and nothing else of the harness).
 //!
 //! Everything is deterministic and bounded (see [`generate`]): an execution takes
 //! milliseconds.

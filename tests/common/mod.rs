@@ -52,13 +52,11 @@ use arrow_array::{
 };
 use arrow_buffer::{Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, SchemaRef};
-use bytes::Bytes;
 use parquet::arrow::ArrowSchemaConverter;
 #[cfg(not(feature = "parquet-58"))]
 use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
 use parquet::basic::Compression;
 use parquet::column::writer::ColumnCloseResult;
-use parquet::errors::Result as PqResult;
 use parquet::file::properties::{
     CdcOptions, EnabledStatistics, WriterProperties, WriterPropertiesBuilder, WriterVersion,
 };
@@ -1401,6 +1399,8 @@ pub use recording::{RecordingPageStoreFactory, VecPageStore};
 #[cfg(not(feature = "parquet-58"))]
 mod recording {
     use super::*;
+    use bytes::Bytes;
+    use parquet::errors::Result as PqResult;
 
     /// An in-memory [`PageStoreFactory`] that records the column index of every
     /// store it creates.
