@@ -6,6 +6,8 @@
 
 include!("../src/versions.rs");
 
+mod common;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -179,21 +181,11 @@ async fn same_calls(name: &str, props: WriterProperties, steps: &[Step]) -> Vec<
     let our_meta = ours.finish().await.unwrap();
     // Every leaf's chunks came from the writer its plan names: this
     // schema's FIXED_LEN_BYTE_ARRAY and decimal leaves from the fast one.
-    let chunks = ours.leaf_chunks();
-    for (i, leaf) in ours.column_plan().leaves().iter().enumerate() {
-        let ran = chunks.get(i).copied().unwrap_or_default();
-        match leaf.path() {
-            parquet_flba::LeafPath::Fast => assert!(
-                ran.fast_path == our_meta.num_row_groups() && ran.parquet_path == 0,
-                "{name}: leaf {i} planned fast, ran {ran:?}"
-            ),
-            parquet_flba::LeafPath::Parquet => {
-                assert_eq!(
-                    ran.fast_path, 0,
-                    "{name}: leaf {i} planned parquet's, ran {ran:?}"
-                )
-            }
-        }
+    let ran = ours.leaf_chunks();
+    if let Err(e) =
+        common::check_ran_as_planned(ours.column_plan(), &ran, our_meta.num_row_groups())
+    {
+        panic!("{name}: {e}");
     }
     assert_eq!(up.bytes_written(), ours.bytes_written(), "{name}");
     assert_eq!(up_meta.row_groups(), our_meta.row_groups(), "{name}");

@@ -243,7 +243,9 @@ fn writer_options() {
             "page_store",
             Opts {
                 props: cdc().build(),
-                page_store_factory: Some(Arc::new(parquet_flba::SpillPageStoreFactory::new(1024))),
+                page_store: PageStoreChoice::Custom(Arc::new(
+                    parquet_flba::SpillPageStoreFactory::new(1024),
+                )),
                 ..Default::default()
             },
         ),
@@ -399,7 +401,7 @@ fn page_store_creation_order() {
         let up_factory = Arc::new(RecordingPageStoreFactory::default());
         let fl_factory = Arc::new(RecordingPageStoreFactory::default());
         let opts = |f: Arc<RecordingPageStoreFactory>| Opts {
-            page_store_factory: Some(f),
+            page_store: PageStoreChoice::Custom(f),
             ..Opts::props(props.clone())
         };
         let up = up::write(&schema, &batches, &opts(up_factory.clone())).unwrap();

@@ -1730,12 +1730,12 @@ mod options {
         let p = props().set_max_row_group_row_count(Some(120)).build();
         let up_opts = Opts {
             props: p.clone(),
-            page_store_factory: Some(up_factory.clone()),
+            page_store: PageStoreChoice::Custom(up_factory.clone()),
             ..Default::default()
         };
         let flba_opts = Opts {
             props: p,
-            page_store_factory: Some(flba_factory.clone()),
+            page_store: PageStoreChoice::Custom(flba_factory.clone()),
             ..Default::default()
         };
         if let Err(e) = check_identical_with("page_store", &schema, &batches, &up_opts, &flba_opts)
@@ -2420,7 +2420,7 @@ mod writer_api {
         let (schema, _) = table("api_debug", &[1]);
         let w = flba::writer(Vec::new(), &schema, &Opts::default()).unwrap();
         assert!(format!("{w:?}").contains("ArrowWriter"));
-        let opts = flba::options(&Opts::default());
+        let opts = flba::options(&Opts::default(), None);
         let _ = format!("{opts:?}");
     }
 }

@@ -208,7 +208,7 @@ fn generated_inputs_reach_every_path() {
                 let has_other = sc.cols.iter().any(|c| c.flba().is_none());
                 cdc += usize::from(is_cdc);
                 mixed_cdc += usize::from(is_cdc && has_flba && has_other);
-                page_store += usize::from(sc.opts.page_store != PageStoreChoice::Default);
+                page_store += usize::from(!matches!(sc.opts.page_store, PageStoreChoice::Default));
                 spill += usize::from(matches!(sc.opts.page_store, PageStoreChoice::Spill(_)));
                 let is_columns = matches!(sc.api, Api::Columns { .. });
                 columns += usize::from(is_columns);

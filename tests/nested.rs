@@ -2368,7 +2368,7 @@ mod options {
                 &schema,
                 &batches,
                 &Opts {
-                    page_store_factory: Some(up_factory.clone()),
+                    page_store: PageStoreChoice::Custom(up_factory.clone()),
                     ..Opts::props(props.clone())
                 },
             )
@@ -2377,7 +2377,7 @@ mod options {
                 &schema,
                 &batches,
                 &Opts {
-                    page_store_factory: Some(fl_factory.clone()),
+                    page_store: PageStoreChoice::Custom(fl_factory.clone()),
                     ..Opts::props(props)
                 },
             )

@@ -10,6 +10,8 @@
 
 include!("../src/versions.rs");
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -833,18 +835,10 @@ fn spilled_identical(name: &str, batches: &[RecordBatch], props: WriterPropertie
     let md = w.finish().unwrap();
     // What ran: every FIXED_LEN_BYTE_ARRAY leaf's chunks from the fast
     // writer (the one that stores pages in the spill store).
-    let chunks = w.leaf_chunks();
-    for (i, leaf) in w.column_plan().leaves().iter().enumerate() {
-        let ran = chunks.get(i).copied().unwrap_or_default();
-        if leaf.path() == parquet_flba::LeafPath::Fast {
-            assert_eq!(
-                ran.fast_path,
-                md.num_row_groups(),
-                "{name}: leaf {i}: {ran:?}"
-            );
-        } else {
-            assert_eq!(ran.fast_path, 0, "{name}: leaf {i}: {ran:?}");
-        }
+    if let Err(e) =
+        common::check_ran_as_planned(w.column_plan(), &w.leaf_chunks(), md.num_row_groups())
+    {
+        panic!("{name}: {e}");
     }
     drop(w);
     assert!(spill_files(dir.path()).is_empty(), "{name}: files left");

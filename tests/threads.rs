@@ -306,7 +306,7 @@ fn page_stores_work_on_worker_threads() {
         let recording = Arc::new(RecordingPageStoreFactory::default());
         let opts = Opts {
             props: props.clone(),
-            page_store_factory: Some(recording.clone()),
+            page_store: PageStoreChoice::Custom(recording.clone()),
             ..Default::default()
         };
         failures.check(check_threads(
@@ -330,7 +330,7 @@ fn page_stores_work_on_worker_threads() {
         let spill = Arc::new(SpillPageStoreFactory::new(4096));
         let opts = Opts {
             props,
-            page_store_factory: Some(spill.clone()),
+            page_store: PageStoreChoice::Custom(spill.clone()),
             ..Default::default()
         };
         let label = format!("spill/{name}");
@@ -505,7 +505,7 @@ fn worker_panics_become_errors_with(max_rows: Option<usize>) {
         for panic in [true, false] {
             let opts = Opts {
                 props: props.clone(),
-                page_store_factory: Some(Arc::new(FaultyStores {
+                page_store: PageStoreChoice::Custom(Arc::new(FaultyStores {
                     column: big,
                     trigger: 3,
                     panic,
@@ -700,7 +700,7 @@ fn one_compressed_column_uses_the_threads() {
             .set_compression(Compression::ZSTD(Default::default()))
             .set_data_page_size_limit(8 << 10)
             .build(),
-        page_store_factory: Some(Arc::new(SpillPageStoreFactory::new(16 << 10))),
+        page_store: PageStoreChoice::Custom(Arc::new(SpillPageStoreFactory::new(16 << 10))),
         ..Default::default()
     };
     #[cfg(not(feature = "parquet-58"))]
@@ -905,7 +905,7 @@ fn pages_are_encoded_on_worker_threads() {
             let seen = names.0.clone();
             let opts = Opts {
                 props: small_pages(WriterProperties::builder()).build(),
-                page_store_factory: Some(Arc::new(names)),
+                page_store: PageStoreChoice::Custom(Arc::new(names)),
                 ..Default::default()
             };
             write_ours(&schema, &batches, &opts, threads).unwrap();

@@ -33,12 +33,14 @@ use parquet::arrow::ArrowSchemaConverter;
 use parquet::file::writer::SerializedFileWriter;
 
 use super::describe::compare_files;
+use super::describe::contains_number;
 use super::generate::{
     ArrayOpts, Col, DecimalRange, Flba, Key, Kind, MAX_BATCHES, Repr, decode_columns, decode_props,
     decode_rows, gen_batch, gen_column, limits, schema_of,
 };
 use super::input::ByteReader;
-use super::roundtrip::{check_data, materialize};
+use super::readback::materialize;
+use super::roundtrip::check_data;
 use super::scenario::describe;
 use super::writers::{Api, Opts, Step, flba, up};
 use super::{Outcome, loud_catch, quiet_catch};
@@ -276,17 +278,6 @@ fn names_column(msg: &str, names: &[String]) -> bool {
         names
             .iter()
             .any(|n| quoted == n || quoted.starts_with(&format!("{n}.")))
-    })
-}
-
-/// True if `msg` contains `n` as a whole number.
-fn contains_number(msg: &str, n: usize) -> bool {
-    let needle = n.to_string();
-    let b = msg.as_bytes();
-    msg.match_indices(&needle).any(|(i, _)| {
-        let before = i == 0 || !b[i - 1].is_ascii_digit();
-        let after = i + needle.len() >= b.len() || !b[i + needle.len()].is_ascii_digit();
-        before && after
     })
 }
 

@@ -1,6 +1,10 @@
 //! Human-readable differences between two parquet files, for failure
-//! messages: the first differing byte, and the first differing facts of the
-//! decoded footers, column chunks, page indexes and page headers.
+//! messages: the first differing byte with a hex window, and a line diff of
+//! the decoded footers, column chunks, page indexes and page headers.
+//!
+//! Shared with the main crate's integration tests (`tests/common`, with
+//! `#[path]`): it uses only crates the main crate depends on, and of the
+//! harness only its siblings `catch`, `readback` and `release`.
 
 use std::fmt::Write as _;
 
@@ -8,9 +12,13 @@ use bytes::Bytes;
 use parquet::column::page::Page;
 use parquet::file::reader::FileReader;
 
-use super::quiet_catch;
+use super::catch::quiet_catch;
+use super::readback::open_with_indexes;
+use super::release::{column_index, offset_index};
 
-/// `None` if the files are equal, else a report of where they differ.
+/// `None` if the files are equal, else a report: lengths, the first
+/// differing offset with a hex window, and a line diff of the decoded
+/// footers and pages.
 pub fn compare_files(up: &[u8], fl: &[u8]) -> Option<String> {
     if up == fl {
         return None;
@@ -20,10 +28,10 @@ pub fn compare_files(up: &[u8], fl: &[u8]) -> Option<String> {
         .zip(fl)
         .position(|(a, b)| a != b)
         .unwrap_or(up.len().min(fl.len()));
+    let lo = first.saturating_sub(16);
     let window = |b: &[u8]| {
-        let lo = first.saturating_sub(16).min(b.len());
         let hi = (first + 16).min(b.len());
-        b[lo..hi]
+        b[lo.min(hi)..hi]
             .iter()
             .map(|x| format!("{x:02x}"))
             .collect::<Vec<_>>()
@@ -36,30 +44,91 @@ pub fn compare_files(up: &[u8], fl: &[u8]) -> Option<String> {
         up.len(),
         fl.len()
     );
-    let lo = first.saturating_sub(16);
     let _ = writeln!(s, "  upstream [{lo}..]: {}", window(up));
     let _ = writeln!(s, "  flba     [{lo}..]: {}", window(fl));
     let a = describe_file(up);
     let b = describe_file(fl);
-    match a.iter().zip(&b).position(|(x, y)| x != y) {
-        None if a.len() == b.len() => {
-            s.push_str("  decoded metadata and page headers are equal\n");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let b: Vec<&str> = b.iter().map(String::as_str).collect();
+    let _ = write!(
+        s,
+        "decoded differences (- upstream, + parquet_flba):\n{}",
+        line_diff(&a, &b, 60)
+    );
+    Some(s)
+}
+
+/// A line diff (longest common subsequence) showing up to `max` removed
+/// (`-`, upstream) and added (`+`, parquet_flba) lines.
+pub fn line_diff(a: &[&str], b: &[&str], max: usize) -> String {
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+    let mut out: Vec<String> = Vec::new();
+    if a.len().saturating_mul(b.len()) > 4_000_000 {
+        for i in 0..a.len().max(b.len()) {
+            if let Some(x) = a.get(i) {
+                out.push(format!("  - {x}"));
+            }
+            if let Some(y) = b.get(i) {
+                out.push(format!("  + {y}"));
+            }
         }
-        pos => {
-            let i = pos.unwrap_or(a.len().min(b.len()));
-            let _ = writeln!(s, "first differing decoded facts (line {i}):");
-            for line in &a[i.saturating_sub(3)..i] {
-                let _ = writeln!(s, "    {line}");
+    } else {
+        // lcs[i][j] = LCS length of a[i..] and b[j..].
+        let w = b.len() + 1;
+        let mut lcs = vec![0u32; (a.len() + 1) * w];
+        for i in (0..a.len()).rev() {
+            for j in (0..b.len()).rev() {
+                lcs[i * w + j] = if a[i] == b[j] {
+                    lcs[(i + 1) * w + j + 1] + 1
+                } else {
+                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+                };
             }
-            for line in a.iter().skip(i).take(6) {
-                let _ = writeln!(s, "  - {line}");
-            }
-            for line in b.iter().skip(i).take(6) {
-                let _ = writeln!(s, "  + {line}");
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            if i < a.len() && j < b.len() && a[i] == b[j] {
+                i += 1;
+                j += 1;
+            } else if i < a.len() && (j == b.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+                out.push(format!("  - {}", a[i]));
+                i += 1;
+            } else {
+                out.push(format!("  + {}", b[j]));
+                j += 1;
             }
         }
     }
-    Some(s)
+    if out.is_empty() {
+        return "  (decoded metadata and pages are equal; the difference is elsewhere)\n".into();
+    }
+    let total = out.len();
+    out.truncate(max);
+    let mut s = out.join("\n");
+    s.push('\n');
+    if total > max {
+        let _ = writeln!(s, "  ... ({} more lines elided)", total - max);
+    }
+    s
+}
+
+/// True if `msg` contains `n` as a whole number (not as part of a longer
+/// digit run): whether an error message names row `n`.
+pub fn contains_number(msg: &str, n: usize) -> bool {
+    let needle = n.to_string();
+    let b = msg.as_bytes();
+    msg.match_indices(&needle).any(|(i, _)| {
+        let before = i == 0 || !b[i - 1].is_ascii_digit();
+        let after = i + needle.len() >= b.len() || !b[i + needle.len()].is_ascii_digit();
+        before && after
+    })
 }
 
 /// A line per fact of a parquet file: footer, row groups, column chunks,
@@ -73,8 +142,7 @@ pub fn describe_file(bytes: &[u8]) -> Vec<String> {
 }
 
 fn describe_inner(bytes: &[u8]) -> parquet::errors::Result<Vec<String>> {
-    let reader = super::roundtrip::open_with_indexes(bytes)
-        .map_err(parquet::errors::ParquetError::General)?;
+    let reader = open_with_indexes(bytes).map_err(parquet::errors::ParquetError::General)?;
     let md = reader.metadata();
     let fm = md.file_metadata();
     let mut out = vec![
@@ -110,12 +178,13 @@ fn describe_inner(bytes: &[u8]) -> parquet::errors::Result<Vec<String>> {
             ));
             out.push(format!(
                 "{p}: num_values={} compressed={} uncompressed={} data_page_offset={} \
-                 dictionary_page_offset={:?}",
+                 dictionary_page_offset={:?} index_page_offset={:?}",
                 c.num_values(),
                 c.compressed_size(),
                 c.uncompressed_size(),
                 c.data_page_offset(),
                 c.dictionary_page_offset(),
+                c.index_page_offset(),
             ));
             out.push(format!("{p}: statistics={:?}", c.statistics()));
             out.push(format!(
@@ -134,10 +203,10 @@ fn describe_inner(bytes: &[u8]) -> parquet::errors::Result<Vec<String>> {
                 c.definition_level_histogram(),
                 c.unencoded_byte_array_data_bytes()
             ));
-            if let Some(ci) = super::release::column_index(md, i, j) {
+            if let Some(ci) = column_index(md, i, j) {
                 out.push(format!("{p}: column_index={ci:?}"));
             }
-            if let Some(oi) = super::release::offset_index(md, i, j) {
+            if let Some(oi) = offset_index(md, i, j) {
                 for (k, loc) in oi.page_locations().iter().enumerate() {
                     out.push(format!("{p}: offset_index page {k}: {loc:?}"));
                 }

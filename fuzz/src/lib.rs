@@ -7,8 +7,9 @@
 //!   columns), arbitrary `WriterProperties` and batches are written with
 //!   `parquet::arrow::ArrowWriter` (or its column-level API) and with
 //!   `parquet_flba`'s; the files must be byte-identical, the writers'
-//!   observable state equal after every write, and an error on one side
-//!   an error on the other.
+//!   observable state equal after every write, an error on one side
+//!   an error on the other, and (`ArrowWriter` API) every leaf written by
+//!   the writer its plan names ([`writers::check_ran_as_planned`]).
 //! * [`run_roundtrip`]: a file written by `parquet_flba` is read back with
 //!   parquet's readers; the arrays must equal the input and every
 //!   statistic, column index entry and bloom filter must agree with the
@@ -25,24 +26,29 @@
 //! [`Outcome::Reject`]. Inputs are decoded with a small hand-written
 //! [`input::ByteReader`] (no `arbitrary`), and the harness uses only crates
 //! the main crate already depends on, so `tests/fuzz_replay.rs` compiles
-//! this file with `#[path]` and replays the corpora in `cargo test`.
+//! this file with `#[path]` and replays the corpora in `cargo test`. The
+//! main crate's `tests/common` mounts [`catch`], [`describe`],
+//! [`readback`], [`release`] and [`writers`] the same way: one copy of the
+//! writers of both sides, the read-back and the failure descriptions for
+//! the tests and the fuzz targets (these modules use each other only as
+//! siblings, and nothing else of the harness).
 //!
 //! Everything is deterministic and bounded (see [`generate`]): an execution takes
 //! milliseconds.
 
 pub mod bad_input;
+pub mod catch;
 pub mod describe;
 pub mod differential;
 pub mod generate;
 pub mod input;
+pub mod readback;
 pub mod release;
 pub mod roundtrip;
 pub mod scenario;
 pub mod writers;
 
-use std::cell::Cell;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
+pub use catch::{loud_catch, panic_message, quiet_catch};
 
 /// What an input was worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,56 +73,4 @@ pub fn run_roundtrip(data: &[u8]) -> Outcome {
 /// The bad-input target: errors, never panics; the writer recovers.
 pub fn run_bad_input(data: &[u8]) -> Outcome {
     bad_input::run(data)
-}
-
-thread_local! {
-    static QUIET: Cell<bool> = const { Cell::new(false) };
-}
-
-static HOOK: Once = Once::new();
-
-/// Install (once) a panic hook that stays silent while [`quiet_catch`] runs
-/// on this thread and otherwise defers to the hook that was installed
-/// before (under libFuzzer, one that aborts: any other panic is a finding).
-fn install_hook() {
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-}
-
-/// The text of a panic payload.
-pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<non-string panic payload>".into()
-    }
-}
-
-/// Run `f`, turning a panic into `Err(message)` without reporting it: for
-/// calls whose panics are expected (parquet's own writer on bad input).
-pub fn quiet_catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    install_hook();
-    let was = QUIET.with(|q| q.replace(true));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(was));
-    r.map_err(|p| panic_message(p.as_ref()))
-}
-
-/// Run `f`, turning a panic into `Err(message)`. The panic is reported by
-/// the panic hook as usual (under libFuzzer the process aborts right there,
-/// which is what a finding should do).
-pub fn loud_catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    install_hook();
-    let was = QUIET.with(|q| q.replace(false));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(was));
-    r.map_err(|p| panic_message(p.as_ref()))
 }

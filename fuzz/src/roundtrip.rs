@@ -22,23 +22,19 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::RunEndIndexType;
-use arrow_array::{
-    Array, ArrayRef, Int32Array, RecordBatch, RunArray, StructArray, downcast_run_array,
-};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
-use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::basic::Encoding;
 use parquet::column::page::Page;
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
-use parquet::file::properties::{EnabledStatistics, ReaderProperties, WriterProperties};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use parquet::file::serialized_reader::ReadOptionsBuilder;
 use parquet::file::statistics::Statistics;
 
 use super::generate::{Col, Flba, Kind, f16_is_nan};
 use super::input::ByteReader;
+use super::readback::{compare_columns, materialize, open_with_indexes, read_all};
 use super::scenario::Scenario;
 use super::writers::{flba, up};
 use super::{Outcome, loud_catch};
@@ -107,28 +103,6 @@ pub fn check_file(sc: &Scenario, bytes: &[u8]) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // Arrays
 // ---------------------------------------------------------------------------
-
-/// A dictionary or run-end encoded array expanded to its values' type;
-/// other arrays unchanged.
-pub fn materialize(a: &ArrayRef) -> ArrayRef {
-    if let Some(d) = a.as_any_dictionary_opt() {
-        return arrow_select::take::take(d.values().as_ref(), d.keys(), None)
-            .expect("take dictionary values");
-    }
-    if matches!(a.data_type(), DataType::RunEndEncoded(..)) {
-        fn expand<R: RunEndIndexType>(r: &RunArray<R>) -> ArrayRef {
-            let idx: Int32Array = (0..r.len())
-                .map(|i| r.run_ends().get_physical_index(i) as i32)
-                .collect();
-            arrow_select::take::take(r.values().as_ref(), &idx, None).expect("take run values")
-        }
-        return downcast_run_array!(
-            a => expand(a),
-            t => unreachable!("not run-end encoded: {t}"),
-        );
-    }
-    a.clone()
-}
 
 /// The native bytes of slot `i` of a FLBA array (FixedSizeBinary, decimal,
 /// Float16, interval), ignoring validity.
@@ -207,8 +181,8 @@ fn read_field(field: &Field, item_name: Option<&str>) -> Field {
 /// Read `bytes` and compare with the concatenation of `batches` (written
 /// with the writer schema `schema`).
 pub fn check_data(schema: &SchemaRef, batches: &[RecordBatch], bytes: &[u8]) -> Result<(), String> {
-    let data = Bytes::copy_from_slice(bytes);
-    let reader = SerializedFileReader::new(data.clone()).map_err(|e| format!("open: {e}"))?;
+    let reader = SerializedFileReader::new(Bytes::copy_from_slice(bytes))
+        .map_err(|e| format!("open: {e}"))?;
     let descr = reader.metadata().file_metadata().schema_descr_ptr();
     // The list item's name as the file spells it (depends on coerce_types
     // and on an explicit parquet schema).
@@ -225,58 +199,13 @@ pub fn check_data(schema: &SchemaRef, batches: &[RecordBatch], bytes: &[u8]) -> 
             .map(|f| read_field(f, item_name(f.name()).as_deref()))
             .collect::<Vec<_>>(),
     ));
-    let reader = ParquetRecordBatchReaderBuilder::try_new_with_options(
-        data,
-        ArrowReaderOptions::new().with_schema(hint.clone()),
-    )
-    .and_then(|b| b.with_batch_size(1024).build())
-    .map_err(|e| format!("opening the arrow reader: {e}"))?;
-    let read: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("reading: {e}"))?;
-    let read = arrow_select::concat::concat_batches(&hint, &read)
-        .map_err(|e| format!("concatenating what was read: {e}"))?;
-    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    if read.num_rows() != rows {
-        return Err(format!("read {} rows, wrote {rows}", read.num_rows()));
-    }
-    for (i, field) in schema.fields().iter().enumerate() {
-        // Compare as the type the reader was asked for, with nested fields
-        // nullable (batches may label nested fields differently, e.g. a
-        // nullable list item whose nulls are unreachable).
-        let target = &loosen(hint.field(i).data_type());
-        let parts: Vec<ArrayRef> = batches
-            .iter()
-            .map(|b| relabel(materialize(b.column(i)), target))
-            .collect();
-        let actual = relabel(materialize(read.column(i)), target);
-        let expected = if parts.is_empty() {
-            arrow_array::new_empty_array(actual.data_type())
-        } else {
-            let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
-            arrow_select::concat::concat(&refs).map_err(|e| format!("concat input: {e}"))?
-        };
-        if expected.data_type() != actual.data_type() {
-            return Err(format!(
-                "column {} read back as {}, written as {}",
-                field.name(),
-                actual.data_type(),
-                expected.data_type()
-            ));
-        }
-        if expected.as_ref() != actual.as_ref() {
-            let row = (0..expected.len())
-                .find(|&r| expected.slice(r, 1).as_ref() != actual.slice(r, 1).as_ref())
-                .unwrap_or(0);
-            return Err(format!(
-                "column {} differs at row {row}: wrote {:?}, read {:?}",
-                field.name(),
-                expected.slice(row, 1),
-                actual.slice(row, 1)
-            ));
-        }
-    }
-    Ok(())
+    let read = read_all(bytes, Some(hint.clone()))?;
+    // Compare as the type the reader was asked for, with nested fields
+    // nullable (batches may label nested fields differently, e.g. a
+    // nullable list item whose nulls are unreachable).
+    compare_columns(schema, batches, &read, |i| {
+        Some(loosen(hint.field(i).data_type()))
+    })
 }
 
 /// `dt` with every nested field nullable.
@@ -293,20 +222,6 @@ fn loosen(dt: &DataType) -> DataType {
         }
         other => other.clone(),
     }
-}
-
-/// `a` relabelled as `target` when the layouts agree (nested field names
-/// or nullability differ); unchanged otherwise.
-fn relabel(a: ArrayRef, target: &DataType) -> ArrayRef {
-    if a.data_type() == target {
-        return a;
-    }
-    a.to_data()
-        .into_builder()
-        .data_type(target.clone())
-        .build()
-        .map(arrow_array::make_array)
-        .unwrap_or(a)
 }
 
 // ---------------------------------------------------------------------------
@@ -464,32 +379,6 @@ fn check_statistics(
     } else {
         Err(format!("{what}: {}", problems.join("; ")))
     }
-}
-
-/// Open `bytes` with bloom filters, encoding statistics and, when every
-/// column chunk has an offset index, the page index.
-pub fn open_with_indexes(bytes: &[u8]) -> Result<SerializedFileReader<Bytes>, String> {
-    let data = Bytes::copy_from_slice(bytes);
-    let plain = SerializedFileReader::new(data.clone()).map_err(|e| format!("open: {e}"))?;
-    let all_indexed = plain
-        .metadata()
-        .row_groups()
-        .iter()
-        .flat_map(|rg| rg.columns())
-        .all(|c| c.offset_index_offset().is_some());
-    let mut options = ReadOptionsBuilder::new()
-        .with_encoding_stats_as_mask(false)
-        .with_reader_properties(
-            ReaderProperties::builder()
-                .set_read_bloom_filter(true)
-                .set_read_page_statistics(true)
-                .build(),
-        );
-    if all_indexed {
-        options = options.with_page_index();
-    }
-    SerializedFileReader::new_with_options(data, options.build())
-        .map_err(|e| format!("open with page index and bloom filters: {e}"))
 }
 
 /// Check every statistic of every FLBA leaf of the file against the data.

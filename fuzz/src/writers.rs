@@ -1,6 +1,10 @@
 //! Writing the same scenario through `parquet::arrow` (the oracle) and
 //! `parquet_flba`, with the same calls.
 //!
+//! Shared with the main crate's integration tests (`tests/common`, with
+//! `#[path]`): it uses only crates the main crate depends on, and of the
+//! harness only its sibling `release`.
+//!
 //! [`up`] and [`flba`] are generated from one macro, so the two sides cannot
 //! drift apart: the module name and the memory listener (which only
 //! `parquet_flba` has; see [`Listener`]) are the only differences.
@@ -53,7 +57,7 @@ pub enum Api {
 }
 
 /// Where the writers buffer a row group's finished pages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub enum PageStoreChoice {
     /// No page store factory in the options (parquet's default).
     #[default]
@@ -63,14 +67,16 @@ pub enum PageStoreChoice {
     /// A `SpillPageStoreFactory` with this memory budget (0 spills every
     /// page).
     Spill(usize),
+    /// This factory, the same one for every write (a test's own store).
+    Custom(PageStores),
 }
 
 impl PageStoreChoice {
     /// A fresh factory for one write: the spill factory too, for its
     /// counters (`None` for [`PageStoreChoice::Default`]).
     #[cfg(not(feature = "parquet-58"))]
-    fn factory(self) -> (Option<PageStores>, Option<Spill>) {
-        match self {
+    fn factory(&self) -> (Option<PageStores>, Option<Spill>) {
+        match *self {
             PageStoreChoice::Default => (None, None),
             PageStoreChoice::InMemory => (
                 Some(Arc::new(
@@ -82,13 +88,17 @@ impl PageStoreChoice {
                 let spill = Spill::new(budget);
                 (Some(Arc::new(spill.clone())), Some(spill))
             }
+            PageStoreChoice::Custom(ref stores) => (Some(stores.clone()), None),
         }
     }
 
     /// No page stores under parquet 58: every choice is the default.
     #[cfg(feature = "parquet-58")]
-    fn factory(self) -> (Option<PageStores>, Option<Spill>) {
-        (None, None)
+    fn factory(&self) -> (Option<PageStores>, Option<Spill>) {
+        match self {
+            PageStoreChoice::Custom(never) => match *never {},
+            _ => (None, None),
+        }
     }
 }
 
@@ -210,6 +220,61 @@ fn no_reservation<W: std::io::Write + Send>(
 ) {
 }
 
+/// What ran in a parquet_flba writer against its plan, after `finish`.
+fn check_plan<W: std::io::Write + Send>(
+    wr: &parquet_flba::ArrowWriter<W>,
+    row_groups: usize,
+) -> Result<(), String> {
+    check_ran_as_planned(wr.column_plan(), &wr.leaf_chunks(), row_groups)
+}
+
+/// parquet's writer has no plan.
+fn no_plan<W: std::io::Write + Send>(
+    _: &parquet::arrow::ArrowWriter<W>,
+    _: usize,
+) -> Result<(), String> {
+    Ok(())
+}
+
+/// The one check of "what ran equals the plan", for any writer of
+/// `parquet_flba` (`ArrowWriter`, `AsyncArrowWriter`): `Err` naming the
+/// first leaf of `plan` whose chunks (`ran`, from the writer's
+/// `leaf_chunks()`) came from another writer than the plan says, for a file
+/// of `row_groups` row groups. Identical bytes cannot tell the fast path
+/// from a fallback; this can.
+pub fn check_ran_as_planned(
+    plan: &parquet_flba::ColumnPlan,
+    ran: &[parquet_flba::LeafChunks],
+    row_groups: usize,
+) -> Result<(), String> {
+    use parquet_flba::{LeafChunks, LeafPath};
+    for (i, leaf) in plan.leaves().iter().enumerate() {
+        let chunks = ran.get(i).copied().unwrap_or_default();
+        let as_planned = match leaf.path() {
+            // Every row group's chunk of a fast leaf came from this
+            // crate's writer.
+            LeafPath::Fast => chunks.fast_path == row_groups && chunks.parquet_path == 0,
+            // None of a delegated leaf's did (an inner `parquet` writer
+            // may have written it whole: no chunk counted).
+            LeafPath::Parquet => chunks.fast_path == 0,
+        };
+        if !as_planned {
+            let LeafChunks {
+                fast_path,
+                parquet_path,
+                ..
+            } = chunks;
+            return Err(format!(
+                "leaf {i} ({}) is planned {:?} but {fast_path} of its chunks came from the fast \
+                 writer and {parquet_path} from parquet's ({row_groups} row groups)",
+                leaf.column_path().string(),
+                leaf.path()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Everything `ArrowWriterOptions` carries that the harness varies.
 #[derive(Clone, Debug, Default)]
 pub struct Opts {
@@ -234,6 +299,16 @@ pub struct Opts {
     /// its default (small writes stay on the calling thread); otherwise
     /// `Duration::ZERO`, every write handed to the threads.
     pub small_writes_inline: bool,
+}
+
+impl Opts {
+    /// Options with just these properties.
+    pub fn props(props: WriterProperties) -> Self {
+        Self {
+            props,
+            ..Default::default()
+        }
+    }
 }
 
 /// The writer's observable state after one write.
@@ -289,6 +364,34 @@ pub struct Written {
     pub bytes: Vec<u8>,
     /// The state after each write.
     pub steps: Vec<Step>,
+    /// `memory_size()` after each write (column level: the sum over the
+    /// column writers).
+    pub memory: Vec<usize>,
+    /// The file's metadata as `finish()` returned it, `Debug`-formatted.
+    pub metadata: String,
+    /// `finish()`'s row-group count.
+    pub num_row_groups: usize,
+    /// `finish()`'s total row count.
+    pub num_rows: i64,
+}
+
+impl Written {
+    /// What a writer wrote and returned from `finish()`.
+    fn new(
+        bytes: Vec<u8>,
+        steps: Vec<Step>,
+        memory: Vec<usize>,
+        md: &parquet::file::metadata::ParquetMetaData,
+    ) -> Self {
+        Self {
+            bytes,
+            steps,
+            memory,
+            metadata: format!("{md:?}"),
+            num_row_groups: md.num_row_groups(),
+            num_rows: md.file_metadata().num_rows(),
+        }
+    }
 }
 
 /// Where writing failed, and how.
@@ -315,7 +418,7 @@ fn at<T>(step: impl Into<String>, r: parquet::errors::Result<T>) -> Result<T, Fa
 }
 
 macro_rules! writer_impl {
-    ($modname:ident, $attach:ident, $check:ident, $($path:ident)::+) => {
+    ($modname:ident, $attach:ident, $check:ident, $planned:ident, $($path:ident)::+) => {
         /// Writes through one implementation (the module's name says which).
         pub mod $modname {
             use super::*;
@@ -342,13 +445,15 @@ macro_rules! writer_impl {
                 opts
             }
 
-            /// A new `ArrowWriter` over `sink` (no page store factory).
+            /// A new `ArrowWriter` over `sink` with the options of `o`, a
+            /// fresh page store of its choice included.
             pub fn writer<W: std::io::Write + Send>(
                 sink: W,
                 schema: &SchemaRef,
                 o: &Opts,
             ) -> parquet::errors::Result<w::ArrowWriter<W>> {
-                w::ArrowWriter::try_new_with_options(sink, schema.clone(), options(o, None))
+                let (store, _) = o.page_store.factory();
+                w::ArrowWriter::try_new_with_options(sink, schema.clone(), options(o, store))
             }
 
             /// The state of an `ArrowWriter`.
@@ -410,6 +515,7 @@ macro_rules! writer_impl {
                 )?;
                 let mut wr = $attach(wr, o, listener);
                 let mut steps = Vec::new();
+                let mut memory = Vec::new();
                 for (i, b) in batches.iter().enumerate() {
                     at(format!("write #{i}"), wr.write(b))?;
                     $check(&wr, o, listener, &format!("write #{i}"));
@@ -418,9 +524,15 @@ macro_rules! writer_impl {
                         $check(&wr, o, listener, &format!("flush after #{i}"));
                     }
                     steps.push(step(&wr));
+                    memory.push(wr.memory_size());
                 }
-                at("close", wr.close())?;
-                Ok(Written { bytes, steps })
+                let md = at("close", wr.finish())?;
+                $planned(&wr, md.num_row_groups()).map_err(|error| Failed {
+                    at: "what ran against the plan".into(),
+                    error,
+                })?;
+                drop(wr);
+                Ok(Written::new(bytes, steps, memory, &md))
             }
 
             /// The file writer and row-group writer factory of the
@@ -479,6 +591,7 @@ macro_rules! writer_impl {
                     }
                 }
                 let mut steps = Vec::new();
+                let mut memory = Vec::new();
                 for (g, group) in groups.iter().enumerate() {
                     let mut writers = at(
                         format!("create_column_writers({g})"),
@@ -512,6 +625,7 @@ macro_rules! writer_impl {
                             bytes_written: fw.bytes_written(),
                             flushed_row_groups: fw.flushed_row_groups().len(),
                         });
+                        memory.push(writers.iter().map(|c| c.memory_size()).sum());
                     }
                     let mut rg = at(format!("next_row_group {g}"), fw.next_row_group())?;
                     for (c, cw) in writers.into_iter().enumerate() {
@@ -523,11 +637,11 @@ macro_rules! writer_impl {
                     }
                     at(format!("close row group {g}"), rg.close())?;
                 }
-                at("finish", fw.finish())?;
+                let md = at("finish", fw.finish())?;
                 // `into_inner` would write the footer a second time (and
                 // fail: "already finished").
                 let bytes = fw.inner().clone();
-                Ok(Written { bytes, steps })
+                Ok(Written::new(bytes, steps, memory, &md))
             }
         }
     };
@@ -537,6 +651,13 @@ writer_impl!(
     up,
     no_listener,
     no_reservation,
+    no_plan,
     parquet::arrow::arrow_writer
 );
-writer_impl!(flba, attach_listener, check_flba_reservation, parquet_flba);
+writer_impl!(
+    flba,
+    attach_listener,
+    check_flba_reservation,
+    check_plan,
+    parquet_flba
+);

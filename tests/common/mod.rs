@@ -7,53 +7,61 @@
 //!
 //! Random data comes from [`Gen`], seeded from `PARQUET_FLBA_SEED` (or a fixed
 //! default) mixed with the test-case name, so a failure can be replayed.
+//!
+//! The writers of both sides, the read-back and the file descriptions of
+//! failure messages are the fuzz harness's (`fuzz/src/`), mounted here with
+//! `#[path]`: one copy for the tests and the fuzz targets.
 
 #![allow(dead_code)]
 
-use std::any::Any;
-
-/// Release differences shared with the fuzz harness.
+// The fuzz harness's modules that the tests share (they use each other as
+// siblings, so they are mounted side by side, under their own names).
+#[path = "../../fuzz/src/catch.rs"]
+pub mod catch;
+#[path = "../../fuzz/src/describe.rs"]
+pub mod describe;
+#[path = "../../fuzz/src/readback.rs"]
+pub mod readback;
 #[path = "../../fuzz/src/release.rs"]
 pub mod release;
+#[path = "../../fuzz/src/writers.rs"]
+pub mod writers;
+// Not every test crate uses every re-export.
 #[allow(unused_imports)]
-pub use release::{Props59, Props60};
+pub use catch::panic_message;
+#[allow(unused_imports)]
+pub use describe::{compare_files, contains_number, describe_file, line_diff};
+#[allow(unused_imports)]
+pub use readback::materialize;
+#[allow(unused_imports)]
+pub use release::{PageStores, Props59, Props60, WithPageStores};
+#[allow(unused_imports)]
+pub use writers::{Opts, PageStoreChoice, Step, Written, check_ran_as_planned};
+
 use std::cmp::Ordering;
-use std::fmt::Write as _;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use arrow_array::cast::AsArray;
 use arrow_array::types::{
     ArrowDictionaryKeyType, Float16Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type,
     UInt16Type, UInt32Type,
 };
 use arrow_array::{
-    Array, ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, Int32Array, Int64Array,
+    ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, Int32Array, Int64Array,
     IntervalDayTimeArray, IntervalYearMonthArray, ListArray, PrimitiveArray, RecordBatch,
-    RecordBatchReader, StringArray, StructArray,
+    StringArray, StructArray,
 };
 use arrow_buffer::{Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, SchemaRef};
-use bytes::Bytes;
 use parquet::arrow::ArrowSchemaConverter;
-use parquet::arrow::arrow_reader::{
-    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
-};
 #[cfg(not(feature = "parquet-58"))]
 use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
 use parquet::basic::Compression;
-use parquet::column::page::Page;
 use parquet::column::writer::ColumnCloseResult;
-use parquet::errors::Result as PqResult;
 use parquet::file::properties::{
     CdcOptions, EnabledStatistics, WriterProperties, WriterPropertiesBuilder, WriterVersion,
 };
-use parquet::file::reader::{FileReader, SerializedFileReader};
-use parquet::file::serialized_reader::ReadOptionsBuilder;
-use parquet::schema::types::SchemaDescriptor;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-pub use release::{PageStores, WithPageStores};
 
 // ---------------------------------------------------------------------------
 // Seeds
@@ -817,62 +825,6 @@ pub fn stats_name(s: EnabledStatistics) -> &'static str {
 // ---------------------------------------------------------------------------
 
 /// Everything an `ArrowWriterOptions` can carry. It is turned into
-/// `parquet::arrow::arrow_writer::ArrowWriterOptions` or
-/// `parquet_flba::ArrowWriterOptions` by the same builder calls.
-#[derive(Clone, Debug, Default)]
-pub struct Opts {
-    /// Writer properties.
-    pub props: WriterProperties,
-    /// `with_skip_arrow_metadata`.
-    pub skip_arrow_metadata: bool,
-    /// `with_schema_root`.
-    pub schema_root: Option<String>,
-    /// `with_parquet_schema`.
-    pub parquet_schema: Option<SchemaDescriptor>,
-    /// `with_page_store_factory`.
-    pub page_store_factory: Option<PageStores>,
-}
-
-impl Opts {
-    /// Options with just these properties.
-    pub fn props(props: WriterProperties) -> Self {
-        Self {
-            props,
-            ..Default::default()
-        }
-    }
-}
-
-/// After-each-write snapshot of a writer's observable state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Step {
-    /// `in_progress_size()`.
-    pub in_progress_size: usize,
-    /// `in_progress_rows()`.
-    pub in_progress_rows: usize,
-    /// `bytes_written()`.
-    pub bytes_written: usize,
-    /// `flushed_row_groups().len()`.
-    pub flushed_row_groups: usize,
-}
-
-/// The outcome of writing a file with one implementation.
-#[derive(Debug)]
-pub struct Written {
-    /// The file.
-    pub bytes: Vec<u8>,
-    /// Snapshot after each `write`.
-    pub steps: Vec<Step>,
-    /// `memory_size()` after each `write`.
-    pub memory: Vec<usize>,
-    /// `close()`'s metadata, `Debug`-formatted.
-    pub metadata: String,
-    /// `close()`'s row-group count.
-    pub num_row_groups: usize,
-    /// `close()`'s total row count.
-    pub num_rows: i64,
-}
-
 /// Per-column-writer state recorded by the parallel (column-level) flow.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColStep {
@@ -934,33 +886,7 @@ impl<W: std::io::Write + Send> RanAsPlanned for parquet::arrow::ArrowWriter<W> {
 
 impl<W: std::io::Write + Send> RanAsPlanned for parquet_flba::ArrowWriter<W> {
     fn ran_as_planned(&self, row_groups: usize) -> Result<(), String> {
-        use parquet_flba::{LeafChunks, LeafPath};
-        let ran = self.leaf_chunks();
-        for (i, leaf) in self.column_plan().leaves().iter().enumerate() {
-            let chunks = ran.get(i).copied().unwrap_or_default();
-            let as_planned = match leaf.path() {
-                // Every row group's chunk of a fast leaf came from this
-                // crate's writer.
-                LeafPath::Fast => chunks.fast_path == row_groups && chunks.parquet_path == 0,
-                // None of a delegated leaf's did (an inner `parquet` writer
-                // may have written it whole: no chunk counted).
-                LeafPath::Parquet => chunks.fast_path == 0,
-            };
-            if !as_planned {
-                let LeafChunks {
-                    fast_path,
-                    parquet_path,
-                    ..
-                } = chunks;
-                return Err(format!(
-                    "leaf {} is planned {:?} but {fast_path} of its chunks came from the fast \
-                     writer and {parquet_path} from parquet's ({row_groups} row groups)",
-                    leaf.column_path().string(),
-                    leaf.path()
-                ));
-            }
-        }
-        Ok(())
+        check_ran_as_planned(self.column_plan(), &self.leaf_chunks(), row_groups)
     }
 }
 
@@ -971,66 +897,21 @@ macro_rules! writer_impl {
             use super::*;
             use $($path)::+ as w;
 
-            /// Build this implementation's `ArrowWriterOptions` from [`Opts`].
-            pub fn options(o: &Opts) -> w::ArrowWriterOptions {
-                let mut opts = w::ArrowWriterOptions::new()
-                    .with_properties(o.props.clone())
-                    .with_skip_arrow_metadata(o.skip_arrow_metadata);
-                if let Some(root) = &o.schema_root {
-                    opts = opts.with_schema_root(root.clone());
-                }
-                if let Some(schema) = &o.parquet_schema {
-                    opts = opts.with_parquet_schema(schema.clone());
-                }
-                opts = opts.with_page_stores(o.page_store_factory.clone());
-                opts
-            }
+            #[allow(unused_imports)] // not every test crate uses them
+            pub use super::writers::$modname::{options, writer};
 
-            /// A new `ArrowWriter` over `sink`.
-            pub fn writer<W: std::io::Write + Send>(
-                sink: W,
-                schema: &SchemaRef,
-                o: &Opts,
-            ) -> PqResult<w::ArrowWriter<W>> {
-                w::ArrowWriter::try_new_with_options(sink, schema.clone(), options(o))
-            }
-
-            fn step<W: std::io::Write + Send>(wr: &w::ArrowWriter<W>) -> Step {
-                Step {
-                    in_progress_size: wr.in_progress_size(),
-                    in_progress_rows: wr.in_progress_rows(),
-                    bytes_written: wr.bytes_written(),
-                    flushed_row_groups: wr.flushed_row_groups().len(),
-                }
-            }
-
-            /// Write `batches` with `ArrowWriter`, recording the state after each write.
+            /// Write `batches` with `ArrowWriter` (the fuzz harness's
+            /// writer, no flushes), recording the state after each write;
+            /// for parquet_flba, what ran is checked against the plan.
             pub fn write(
                 schema: &SchemaRef,
                 batches: &[RecordBatch],
                 o: &Opts,
             ) -> Result<Written, String> {
-                let mut bytes = Vec::new();
-                let mut wr = writer(&mut bytes, schema, o)
-                    .map_err(|e| format!("try_new_with_options: {e}"))?;
-                let mut steps = Vec::new();
-                let mut memory = Vec::new();
-                for (i, b) in batches.iter().enumerate() {
-                    wr.write(b).map_err(|e| format!("write of batch {i}: {e}"))?;
-                    steps.push(step(&wr));
-                    memory.push(wr.memory_size());
-                }
-                let md = wr.finish().map_err(|e| format!("close: {e}"))?;
-                wr.ran_as_planned(md.num_row_groups())?;
-                drop(wr);
-                Ok(Written {
-                    bytes,
-                    steps,
-                    memory,
-                    metadata: format!("{md:?}"),
-                    num_row_groups: md.num_row_groups(),
-                    num_rows: md.file_metadata().num_rows(),
-                })
+                let api = super::writers::Api::ArrowWriter {
+                    flush_after: Vec::new(),
+                };
+                super::writers::$modname::write(schema, batches, o, &api).map_err(|f| f.to_string())
             }
 
             /// The column-level flow of a parallel writer: one thread per leaf
@@ -1130,7 +1011,7 @@ macro_rules! writer_impl {
                                 .into_iter()
                                 .map(|h| {
                                     h.join().unwrap_or_else(|p| {
-                                        Err(format!("column thread panicked: {}", panic_message(&p)))
+                                        Err(format!("column thread panicked: {}", panic_message(p.as_ref())))
                                     })
                                 })
                                 .collect()
@@ -1172,20 +1053,9 @@ pub fn err(ctx: &str) -> impl Fn(parquet::errors::ParquetError) -> String + use<
     move |e| format!("{ctx}: {e}")
 }
 
-/// The text of a panic payload.
-pub fn panic_message(p: &Box<dyn Any + Send>) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<non-string panic>".into()
-    }
-}
-
 /// Run `f`, turning a panic into an `Err` naming it.
 pub fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| format!("{what} panicked: {}", panic_message(&p)))
+    catch::loud_catch(f).map_err(|p| format!("{what} panicked: {p}"))
 }
 
 // ---------------------------------------------------------------------------
@@ -1440,14 +1310,6 @@ impl Failures {
 // Round trip
 // ---------------------------------------------------------------------------
 
-/// Replace a top-level dictionary array by its materialized values.
-pub fn materialize(a: &ArrayRef) -> ArrayRef {
-    match a.as_any_dictionary_opt() {
-        Some(d) => arrow_select::take::take(d.values().as_ref(), d.keys(), None).unwrap(),
-        None => a.clone(),
-    }
-}
-
 /// Read `bytes` back and compare with the concatenation of `batches`.
 pub fn check_round_trip(
     schema: &SchemaRef,
@@ -1487,7 +1349,6 @@ pub fn check_round_trip_with(
     if schema.fields().is_empty() {
         return Ok(());
     }
-    let data = Bytes::copy_from_slice(bytes);
     // The reader cannot produce dictionaries of fixed-width values (upstream
     // writes them fine), so read such columns as their value type.
     let hint = Arc::new(Schema::new_with_metadata(
@@ -1518,344 +1379,12 @@ pub fn check_round_trip_with(
             .collect::<Vec<_>>(),
         schema.metadata().clone(),
     ));
-    let reader = if skip_arrow_metadata || hint != *schema {
-        let opts = ArrowReaderOptions::new().with_schema(hint);
-        ParquetRecordBatchReaderBuilder::try_new_with_options(data, opts)
-            .and_then(|b| b.with_batch_size(1000).build())
+    let read = if skip_arrow_metadata || hint != *schema {
+        readback::read_all(bytes, Some(hint))
     } else {
-        ParquetRecordBatchReader::try_new(data, 1000)
-    }
-    .map_err(|e| format!("opening reader: {e}"))?;
-    let read_schema = reader.schema();
-    let read: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("reading: {e}"))?;
-    let read = arrow_select::concat::concat_batches(&read_schema, &read)
-        .map_err(|e| format!("concat read batches: {e}"))?;
-    let expected_rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    if read.num_rows() != expected_rows {
-        return Err(format!(
-            "read {} rows, wrote {expected_rows}",
-            read.num_rows()
-        ));
-    }
-    if read.num_columns() != schema.fields().len() {
-        return Err(format!(
-            "read {} columns, schema has {}",
-            read.num_columns(),
-            schema.fields().len()
-        ));
-    }
-    for (i, field) in schema.fields().iter().enumerate() {
-        let parts: Vec<ArrayRef> = batches.iter().map(|b| materialize(b.column(i))).collect();
-        let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
-        let expected = if refs.is_empty() {
-            arrow_array::new_empty_array(read.column(i).data_type())
-        } else {
-            arrow_select::concat::concat(&refs).map_err(|e| format!("concat input: {e}"))?
-        };
-        let mut actual = materialize(read.column(i));
-        if expected.data_type() != actual.data_type()
-            && expected.data_type().equals_datatype(actual.data_type())
-        {
-            // Same layout, different nested field names (e.g. `coerce_types`
-            // renames list items to "element"): relabel to compare values.
-            let data = actual
-                .to_data()
-                .into_builder()
-                .data_type(expected.data_type().clone());
-            actual = arrow_array::make_array(data.build().map_err(|e| e.to_string())?);
-        }
-        if expected.data_type() != actual.data_type() {
-            return Err(format!(
-                "column {} ({}): read back as {}, expected {}",
-                i,
-                field.name(),
-                actual.data_type(),
-                expected.data_type()
-            ));
-        }
-        if expected.as_ref() != actual.as_ref() {
-            let row = (0..expected.len())
-                .find(|&r| expected.slice(r, 1).as_ref() != actual.slice(r, 1).as_ref())
-                .unwrap_or(0);
-            return Err(format!(
-                "column {} ({}) differs at row {row}: wrote {:?}, read {:?}",
-                i,
-                field.name(),
-                expected.slice(row, 1),
-                actual.slice(row, 1)
-            ));
-        }
-    }
-    Ok(())
-}
-
-// ---------------------------------------------------------------------------
-// Diffs
-// ---------------------------------------------------------------------------
-
-/// `None` if equal, else a report: lengths, first differing offset with a hex
-/// window, and a line diff of the decoded footers and pages.
-pub fn compare_files(up: &[u8], fl: &[u8]) -> Option<String> {
-    if up == fl {
-        return None;
-    }
-    let first = up
-        .iter()
-        .zip(fl)
-        .position(|(a, b)| a != b)
-        .unwrap_or(up.len().min(fl.len()));
-    let window = |b: &[u8]| {
-        let lo = first.saturating_sub(16);
-        let hi = (first + 16).min(b.len());
-        b[lo.min(hi)..hi]
-            .iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "files differ: upstream {} bytes, parquet_flba {} bytes, first difference at offset {first}",
-        up.len(),
-        fl.len()
-    );
-    let _ = writeln!(
-        s,
-        "  upstream [{}..]: {}",
-        first.saturating_sub(16),
-        window(up)
-    );
-    let _ = writeln!(
-        s,
-        "  flba     [{}..]: {}",
-        first.saturating_sub(16),
-        window(fl)
-    );
-    let a = describe_file(up);
-    let b = describe_file(fl);
-    let a: Vec<&str> = a.iter().map(|x| x.as_str()).collect();
-    let b: Vec<&str> = b.iter().map(|x| x.as_str()).collect();
-    let _ = write!(
-        s,
-        "decoded differences (- upstream, + parquet_flba):\n{}",
-        line_diff(&a, &b, 60)
-    );
-    Some(s)
-}
-
-/// A line diff (longest common subsequence) showing up to `max` removed
-/// (`-`, upstream) and added (`+`, parquet_flba) lines.
-pub fn line_diff(a: &[&str], b: &[&str], max: usize) -> String {
-    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suf = a[pre..]
-        .iter()
-        .rev()
-        .zip(b[pre..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (a, b) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
-    let mut out: Vec<String> = Vec::new();
-    if a.len().saturating_mul(b.len()) > 4_000_000 {
-        for i in 0..a.len().max(b.len()) {
-            if let Some(x) = a.get(i) {
-                out.push(format!("  - {x}"));
-            }
-            if let Some(y) = b.get(i) {
-                out.push(format!("  + {y}"));
-            }
-        }
-    } else {
-        // lcs[i][j] = LCS length of a[i..] and b[j..].
-        let w = b.len() + 1;
-        let mut lcs = vec![0u32; (a.len() + 1) * w];
-        for i in (0..a.len()).rev() {
-            for j in (0..b.len()).rev() {
-                lcs[i * w + j] = if a[i] == b[j] {
-                    lcs[(i + 1) * w + j + 1] + 1
-                } else {
-                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            if i < a.len() && j < b.len() && a[i] == b[j] {
-                i += 1;
-                j += 1;
-            } else if i < a.len() && (j == b.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
-                out.push(format!("  - {}", a[i]));
-                i += 1;
-            } else {
-                out.push(format!("  + {}", b[j]));
-                j += 1;
-            }
-        }
-    }
-    if out.is_empty() {
-        return "  (decoded metadata and pages are equal; the difference is elsewhere)\n".into();
-    }
-    let total = out.len();
-    out.truncate(max);
-    let mut s = out.join("\n");
-    s.push('\n');
-    if total > max {
-        let _ = writeln!(s, "  ... ({} more lines elided)", total - max);
-    }
-    s
-}
-
-/// A line-per-fact description of a Parquet file: footer, row groups, column
-/// chunks, page indexes and every page header. Never panics.
-pub fn describe_file(bytes: &[u8]) -> Vec<String> {
-    match no_panic("describe_file", || describe_file_inner(bytes)) {
-        Ok(Ok(lines)) => lines,
-        Ok(Err(e)) => vec![format!("<unreadable: {e}>")],
-        Err(e) => vec![format!("<{e}>")],
-    }
-}
-
-fn describe_file_inner(bytes: &[u8]) -> PqResult<Vec<String>> {
-    let options = ReadOptionsBuilder::new()
-        .with_page_index()
-        .with_encoding_stats_as_mask(false)
-        .build();
-    let reader = SerializedFileReader::new_with_options(Bytes::copy_from_slice(bytes), options)?;
-    let md = reader.metadata();
-    let fm = md.file_metadata();
-    let mut out = vec![
-        format!(
-            "file: version={} num_rows={} created_by={:?}",
-            fm.version(),
-            fm.num_rows(),
-            fm.created_by()
-        ),
-        format!("file: schema={:?}", fm.schema_descr().root_schema()),
-        format!("file: column_orders={:?}", fm.column_orders()),
-    ];
-    for kv in fm.key_value_metadata().into_iter().flatten() {
-        let v = kv.value.as_deref().unwrap_or("");
-        out.push(format!("file: kv {}={}", kv.key, &v[..v.len().min(60)]));
-    }
-    for (i, rg) in md.row_groups().iter().enumerate() {
-        out.push(format!(
-            "rg{i}: rows={} total_byte_size={} compressed={} file_offset={:?} ordinal={:?}",
-            rg.num_rows(),
-            rg.total_byte_size(),
-            rg.compressed_size(),
-            rg.file_offset(),
-            rg.ordinal()
-        ));
-        for (j, c) in rg.columns().iter().enumerate() {
-            let p = format!("rg{i}.col{j}({})", c.column_path());
-            out.push(format!(
-                "{p}: encodings={:?} compression={:?}",
-                c.encodings().collect::<Vec<_>>(),
-                c.compression()
-            ));
-            out.push(format!(
-                "{p}: page_encoding_stats={:?}",
-                c.page_encoding_stats()
-            ));
-            out.push(format!(
-                "{p}: num_values={} compressed={} uncompressed={}",
-                c.num_values(),
-                c.compressed_size(),
-                c.uncompressed_size()
-            ));
-            out.push(format!(
-                "{p}: data_page_offset={} dictionary_page_offset={:?} index_page_offset={:?}",
-                c.data_page_offset(),
-                c.dictionary_page_offset(),
-                c.index_page_offset()
-            ));
-            out.push(format!("{p}: statistics={:?}", c.statistics()));
-            out.push(format!(
-                "{p}: bloom offset={:?} length={:?}",
-                c.bloom_filter_offset(),
-                c.bloom_filter_length()
-            ));
-            out.push(format!(
-                "{p}: column_index offset={:?} length={:?} offset_index offset={:?} length={:?}",
-                c.column_index_offset(),
-                c.column_index_length(),
-                c.offset_index_offset(),
-                c.offset_index_length()
-            ));
-            out.push(format!(
-                "{p}: rep_hist={:?} def_hist={:?} unencoded_ba={:?}",
-                c.repetition_level_histogram(),
-                c.definition_level_histogram(),
-                c.unencoded_byte_array_data_bytes()
-            ));
-            if let Some(ci) = release::column_index(md, i, j) {
-                out.push(format!("{p}: column_index={ci:?}"));
-            }
-            if let Some(oi) = release::offset_index(md, i, j) {
-                for (k, loc) in oi.page_locations().iter().enumerate() {
-                    out.push(format!("{p}: offset_index page {k}: {loc:?}"));
-                }
-            }
-            let mut pages = reader.get_row_group(i)?.get_column_page_reader(j)?;
-            let mut k = 0;
-            while let Some(page) = pages.get_next_page()? {
-                out.push(format!("{p}: page {k}: {}", describe_page(&page)));
-                k += 1;
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn describe_page(page: &Page) -> String {
-    let digest = |b: &Bytes| {
-        format!(
-            "len={} fnv={:016x}",
-            b.len(),
-            b.iter()
-                .fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ *x as u64)
-                    .wrapping_mul(0x0100_0000_01b3))
-        )
-    };
-    match page {
-        Page::DataPage {
-            buf,
-            num_values,
-            encoding,
-            statistics,
-            ..
-        } => format!(
-            "DATA_PAGE num_values={num_values} encoding={encoding:?} data[{}] stats={statistics:?}",
-            digest(buf)
-        ),
-        Page::DataPageV2 {
-            buf,
-            num_values,
-            encoding,
-            num_nulls,
-            num_rows,
-            def_levels_byte_len,
-            rep_levels_byte_len,
-            is_compressed,
-            statistics,
-        } => format!(
-            "DATA_PAGE_V2 num_values={num_values} nulls={num_nulls} rows={num_rows} encoding={encoding:?} \
-             def_len={def_levels_byte_len} rep_len={rep_levels_byte_len} compressed={is_compressed} \
-             data[{}] stats={statistics:?}",
-            digest(buf)
-        ),
-        Page::DictionaryPage {
-            buf,
-            num_values,
-            encoding,
-            is_sorted,
-        } => format!(
-            "DICTIONARY_PAGE num_values={num_values} encoding={encoding:?} sorted={is_sorted} data[{}]",
-            digest(buf)
-        ),
-    }
+        readback::read_all(bytes, None)
+    }?;
+    readback::compare_columns(schema, batches, &read, |_| None)
 }
 
 // ---------------------------------------------------------------------------
@@ -1870,6 +1399,8 @@ pub use recording::{RecordingPageStoreFactory, VecPageStore};
 #[cfg(not(feature = "parquet-58"))]
 mod recording {
     use super::*;
+    use bytes::Bytes;
+    use parquet::errors::Result as PqResult;
 
     /// An in-memory [`PageStoreFactory`] that records the column index of every
     /// store it creates.
@@ -1912,15 +1443,4 @@ mod recording {
             Ok(Box::new(VecPageStore::default()))
         }
     }
-}
-
-/// True if `msg` contains `n` as a whole number (not as part of a longer digit run).
-pub fn contains_number(msg: &str, n: usize) -> bool {
-    let needle = n.to_string();
-    let b = msg.as_bytes();
-    msg.match_indices(&needle).any(|(i, _)| {
-        let before = i == 0 || !b[i - 1].is_ascii_digit();
-        let after = i + needle.len() >= b.len() || !b[i + needle.len()].is_ascii_digit();
-        before && after
-    })
 }
