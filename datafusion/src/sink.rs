@@ -190,10 +190,15 @@ impl FlbaParquetSink {
         !global.allow_single_file_parallelism || global.content_defined_chunking.enabled
     }
 
+    /// The writers' options. Their page blocks stay out of parquet-flba's
+    /// process-wide block cache: the pool's reservations follow the
+    /// writers' `memory_size()`, and cached blocks would be memory no
+    /// reservation sees.
     fn writer_options(&self, props: WriterProperties) -> ArrowWriterOptions {
         ArrowWriterOptions::new()
             .with_properties(props)
             .with_skip_arrow_metadata(self.parquet_options.global.skip_arrow_metadata)
+            .with_block_cache(false)
     }
 
     /// Opens the file at `path`: its upload and its writer.

@@ -21,6 +21,7 @@ use datafusion::execution::memory_pool::MemoryPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::parquet::file::properties::WriterPropertiesBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use parquet_flba_datafusion::parquet_flba::{ArrowWriter, ArrowWriterOptions, block_cache_bytes};
 
 /// A context over `pool` whose table `t` is `data` (or `input`).
 fn context(registered: bool, pool: &Arc<Recording>, data: &[RecordBatch]) -> SessionContext {
@@ -112,10 +113,13 @@ async fn sequential_reservation_is_the_writer_memory_size_after_each_batch() {
         stock.write(b).unwrap();
         stock.memory_size()
     });
-    let mut ours = parquet_flba_datafusion::parquet_flba::ArrowWriter::try_new(
+    // As the sink builds its writers: out of the block cache.
+    let mut ours = parquet_flba_datafusion::parquet_flba::ArrowWriter::try_new_with_options(
         Vec::new(),
         schema(),
-        Some(props()),
+        ArrowWriterOptions::new()
+            .with_properties(props())
+            .with_block_cache(false),
     )
     .unwrap();
     let our_sizes = memory_sizes(&data, |b| {
@@ -246,6 +250,44 @@ async fn a_pool_just_large_enough_for_datafusion_is_enough() {
 
 /// DataFusion's default compression (zstd(3)).
 const OPTS: &str = "";
+
+/// With parquet-flba's process-wide block cache full (a plain writer in
+/// the same process wrote first), the sink neither takes page blocks from
+/// it nor gives any back, on both paths: everything its writers hold is in
+/// the pool's reservations, and the same COPY runs again under a pool of
+/// its own peak (plus 1 MiB for the parallel path's timing) with the same
+/// file. Fails when the sink's writers use the cache (the cache's size
+/// changes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sink_stays_out_of_the_block_cache() {
+    let data = batches(12, 3_000);
+    let mut plain = ArrowWriter::try_new(Vec::new(), schema(), None).unwrap();
+    for b in &data {
+        plain.write(b).unwrap();
+    }
+    plain.close().unwrap();
+    let cached = block_cache_bytes();
+    assert!(cached > 0, "the plain writer left nothing in the cache");
+    for parallel in [true, false] {
+        let case = format!("parallel={parallel}");
+        let pool = Recording::new(None);
+        let first = scratch("cache-first");
+        copy(&context(true, &pool, &data), &first, parallel, OPTS)
+            .await
+            .unwrap();
+        assert_eq!(block_cache_bytes(), cached, "{case}: the cache changed");
+        let limit = pool.peak() + if parallel { 1 << 20 } else { 0 };
+        let small = Recording::new(Some(limit));
+        let second = scratch("cache-second");
+        copy(&context(true, &small, &data), &second, parallel, OPTS)
+            .await
+            .unwrap_or_else(|e| panic!("{case}: a pool of {limit} bytes: {e}"));
+        assert!(small.peak() <= limit, "{case}");
+        assert_eq!(block_cache_bytes(), cached, "{case}: the cache changed");
+        assert!(files(&first) == files(&second), "{case}: the files differ");
+        assert_pool_empty(&small, &case).await;
+    }
+}
 
 /// After a failed write the pool is back at 0, on both paths.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
