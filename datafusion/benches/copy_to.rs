@@ -7,7 +7,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_main};
 
 const SELECT: &str = "SELECT row, id, price, amount, big, small, half FROM t";
 
@@ -40,5 +40,9 @@ fn copy_to(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, copy_to);
-criterion_main!(benches);
+// In a private module: `criterion_group!` makes a public function.
+mod harness {
+    use super::copy_to;
+    criterion::criterion_group!(benches, copy_to);
+}
+criterion_main!(harness::benches);

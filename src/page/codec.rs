@@ -44,7 +44,7 @@ const BROTLI_WINDOW_LOG2: u32 = 22;
 /// One column's page compressor; reusable from page to page (the snappy
 /// and zstd contexts are kept).
 pub(crate) enum PageCodec {
-    Snappy(snap::raw::Encoder),
+    Snappy(Box<snap::raw::Encoder>),
     Gzip(u32),
     Brotli(u32),
     Lz4Hadoop,
@@ -77,7 +77,7 @@ impl PageCodec {
     pub(crate) fn for_compression(compression: Compression) -> Result<Option<Self>> {
         Ok(Some(match compression {
             Compression::UNCOMPRESSED => return Ok(None),
-            Compression::SNAPPY => Self::Snappy(snap::raw::Encoder::new()),
+            Compression::SNAPPY => Self::Snappy(Box::new(snap::raw::Encoder::new())),
             Compression::GZIP(level) => Self::Gzip(level.compression_level()),
             Compression::BROTLI(level) => Self::Brotli(level.compression_level()),
             Compression::LZ4 => Self::Lz4Hadoop,
