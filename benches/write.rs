@@ -67,7 +67,11 @@ include!("../src/versions.rs");
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, SamplingMode, Throughput, criterion_main};
+use parquet::file::properties::WriterProperties;
+
+use arrow_array::RecordBatch;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_main};
 
 mod workloads;
 
@@ -75,6 +79,27 @@ use workloads::{
     CONFIG_NAMES, DEFAULT_ROWS, NESTED, SETUP_FILES, SETUP_ROWS, WORKLOADS, Writer, config,
     reference_copy, setup_batches, value_bytes, write_file,
 };
+
+/// One function per writer in `group`, each timing a whole file of
+/// `batches` into `sink` (cleared, its capacity reused).
+fn bench_both_writers(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    sink: &mut Vec<u8>,
+    batches: &[RecordBatch],
+    props: &WriterProperties,
+) {
+    let schema = batches[0].schema();
+    for writer in Writer::BOTH {
+        group.bench_function(writer.name(), |b| {
+            b.iter(|| {
+                sink.clear();
+                write_file(writer, &mut *sink, schema.clone(), batches, props.clone())
+                    .expect("write succeeds");
+                black_box(sink.len())
+            })
+        });
+    }
+}
 
 /// Capacity to reserve for one output file of `value_bytes` value bytes.
 fn sink_capacity(value_bytes: u64) -> usize {
@@ -85,7 +110,6 @@ fn sink_capacity(value_bytes: u64) -> usize {
 fn bench_workloads(c: &mut Criterion) {
     for workload in &WORKLOADS {
         let batch = workload.build(DEFAULT_ROWS);
-        let schema = batch.schema();
         let bytes = value_bytes(&batch);
         let mut sink = Vec::with_capacity(sink_capacity(bytes));
 
@@ -95,22 +119,7 @@ fn bench_workloads(c: &mut Criterion) {
             group
                 .throughput(Throughput::Bytes(bytes))
                 .sampling_mode(SamplingMode::Flat);
-            for writer in Writer::BOTH {
-                group.bench_function(writer.name(), |b| {
-                    b.iter(|| {
-                        sink.clear();
-                        write_file(
-                            writer,
-                            &mut sink,
-                            schema.clone(),
-                            std::slice::from_ref(&batch),
-                            props.clone(),
-                        )
-                        .expect("write succeeds");
-                        black_box(sink.len())
-                    })
-                });
-            }
+            bench_both_writers(&mut group, &mut sink, std::slice::from_ref(&batch), &props);
             if config_name == "plain_nostats" {
                 let mut out = Vec::new();
                 reference_copy(&batch, &mut out); // sizes and faults `out` once
@@ -127,7 +136,6 @@ fn bench_workloads(c: &mut Criterion) {
 /// whose levels this crate computes itself.
 fn bench_nested(c: &mut Criterion) {
     let batch = NESTED.build(DEFAULT_ROWS);
-    let schema = batch.schema();
     let bytes = value_bytes(&batch);
     let mut sink = Vec::with_capacity(sink_capacity(bytes));
     let props = config("default").expect("known configuration");
@@ -135,17 +143,7 @@ fn bench_nested(c: &mut Criterion) {
     group
         .throughput(Throughput::Bytes(bytes))
         .sampling_mode(SamplingMode::Flat);
-    for writer in Writer::BOTH {
-        group.bench_function(writer.name(), |b| {
-            b.iter(|| {
-                sink.clear();
-                let batches = std::slice::from_ref(&batch);
-                write_file(writer, &mut sink, schema.clone(), batches, props.clone())
-                    .expect("write succeeds");
-                black_box(sink.len())
-            })
-        });
-    }
+    bench_both_writers(&mut group, &mut sink, std::slice::from_ref(&batch), &props);
     group.finish();
 }
 
@@ -278,7 +276,6 @@ fn bench_block_cache(c: &mut Criterion) {
             (0..n).map(|i| batch.slice(i * rows, rows)).collect()
         };
         let (p16, p128) = (split(16), split(128));
-        let schema = batch.schema();
         let bytes = value_bytes(&batch);
         let props = config("default").expect("known configuration");
         let mut sink = Vec::with_capacity(sink_capacity(bytes));
@@ -292,16 +289,7 @@ fn bench_block_cache(c: &mut Criterion) {
             group
                 .throughput(Throughput::Bytes(bytes))
                 .sampling_mode(SamplingMode::Flat);
-            for writer in Writer::BOTH {
-                group.bench_function(writer.name(), |b| {
-                    b.iter(|| {
-                        sink.clear();
-                        write_file(writer, &mut sink, schema.clone(), batches, props.clone())
-                            .expect("write succeeds");
-                        black_box(sink.len())
-                    })
-                });
-            }
+            bench_both_writers(&mut group, &mut sink, batches, &props);
             group.finish();
         }
     }

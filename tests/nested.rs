@@ -1056,26 +1056,7 @@ fn canonical_round_trip(
         } else {
             arrow_select::concat::concat(&refs).map_err(|e| format!("concat input: {e}"))?
         };
-        let actual = read.column(i);
-        if expected.data_type() != actual.data_type() {
-            return Err(format!(
-                "column {i} ({}): read back as {}, expected {}",
-                field.name(),
-                actual.data_type(),
-                expected.data_type()
-            ));
-        }
-        if expected.as_ref() != actual.as_ref() {
-            let row = (0..expected.len())
-                .find(|&r| expected.slice(r, 1).as_ref() != actual.slice(r, 1).as_ref())
-                .unwrap_or(0);
-            return Err(format!(
-                "column {i} ({}) differs at row {row}: wrote {:?}, read {:?}",
-                field.name(),
-                expected.slice(row, 1),
-                actual.slice(row, 1)
-            ));
-        }
+        common::readback::same_column(i, field.name(), &expected, read.column(i))?;
     }
     Ok(())
 }

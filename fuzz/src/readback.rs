@@ -145,25 +145,35 @@ pub fn compare_columns(
         if expected.data_type().equals_datatype(actual.data_type()) {
             actual = relabel(actual, expected.data_type());
         }
-        if expected.data_type() != actual.data_type() {
-            return Err(format!(
-                "column {i} ({}): read back as {}, written as {}",
-                field.name(),
-                actual.data_type(),
-                expected.data_type()
-            ));
-        }
-        if expected.as_ref() != actual.as_ref() {
-            let row = (0..expected.len())
-                .find(|&r| expected.slice(r, 1).as_ref() != actual.slice(r, 1).as_ref())
-                .unwrap_or(0);
-            return Err(format!(
-                "column {i} ({}) differs at row {row}: wrote {:?}, read {:?}",
-                field.name(),
-                expected.slice(row, 1),
-                actual.slice(row, 1)
-            ));
-        }
+        same_column(i, field.name(), &expected, &actual)?;
+    }
+    Ok(())
+}
+
+/// Column `i` (`name`) read back as `actual` where `expected` was written:
+/// the same type and values, or which row first differs.
+pub fn same_column(
+    i: usize,
+    name: &str,
+    expected: &ArrayRef,
+    actual: &ArrayRef,
+) -> Result<(), String> {
+    if expected.data_type() != actual.data_type() {
+        return Err(format!(
+            "column {i} ({name}): read back as {}, written as {}",
+            actual.data_type(),
+            expected.data_type()
+        ));
+    }
+    if expected.as_ref() != actual.as_ref() {
+        let row = (0..expected.len())
+            .find(|&r| expected.slice(r, 1).as_ref() != actual.slice(r, 1).as_ref())
+            .unwrap_or(0);
+        return Err(format!(
+            "column {i} ({name}) differs at row {row}: wrote {:?}, read {:?}",
+            expected.slice(row, 1),
+            actual.slice(row, 1)
+        ));
     }
     Ok(())
 }
