@@ -3,7 +3,7 @@
 //!
 //! - `benches/write.rs` (`mod workloads;`),
 //! - `examples/alloc_report.rs` (`#[path = "../benches/workloads/mod.rs"] mod workloads;`),
-//! - the `parquet-flba` demo binary, `src/bin/parquet-flba/main.rs`
+//! - the `parquet-flba` demo binary, `cli/src/main.rs` (its own package, `parquet-flba-cli`)
 //!   (`#[path = "../../../benches/workloads/mod.rs"] mod workloads;`).
 //!
 //! All data is generated from fixed seeds, so a workload name and a row count

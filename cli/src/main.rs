@@ -20,9 +20,9 @@
 //! Exit codes: 0 on success, 1 on an error (bad argument, unreadable file, ...),
 //! 2 if the two writers produced different bytes.
 
-include!("../../versions.rs");
+include!("../../src/versions.rs");
 
-#[path = "../../../benches/workloads/mod.rs"]
+#[path = "../../benches/workloads/mod.rs"]
 mod workloads;
 
 mod demo;
