@@ -121,6 +121,8 @@ pub(crate) struct PageSink {
     /// its pages is held).
     store_block: usize,
     hint: BlockHint,
+    /// Blocks sized to what they hold (see [`Self::new`]).
+    tight: bool,
 }
 
 /// What a column writer expects to store from now on, so that blocks fit
@@ -158,7 +160,11 @@ impl PageSink {
     /// Pages kept in memory, or in `store` if given. With `cache_blocks`,
     /// in-memory blocks are taken from and given back to the process-wide
     /// block cache ([`recycle`]); without, they are this sink's own
-    /// allocations, freed when its chunk is dropped.
+    /// allocations, freed when its chunk is dropped, and kept *tight*: a
+    /// writer that keeps out of the cache has a host accounting its memory
+    /// (a `MemoryListener`, a query engine's pool), so new blocks are made
+    /// as large as what is about to go into them rather than doubling, and
+    /// [`Self::trim`] gives back what a write left unused.
     pub(crate) fn new(store: Option<Box<dyn PageStore>>, cache_blocks: bool) -> Self {
         Self {
             blocks: Blocks::new(cache_blocks),
@@ -171,6 +177,7 @@ impl PageSink {
             length: 0,
             store_block: 0,
             hint: BlockHint::default(),
+            tight: !cache_blocks,
         }
     }
 
@@ -188,6 +195,13 @@ impl PageSink {
     /// `moved` of them for a page moved into it, on top of what the hint counts.
     fn block_size(&mut self, need: usize, lent: bool, moved: usize) -> usize {
         let h = self.hint;
+        if self.tight {
+            let expected = h
+                .expected
+                .saturating_add(moved)
+                .min(h.ceiling.saturating_add(moved));
+            return if lent { need.max(expected) } else { need };
+        }
         let size = next_block_size(&mut self.next_block, need).min(h.ceiling.saturating_add(moved));
         let size = match lent {
             true => size.max(h.expected.saturating_add(moved)),
@@ -211,6 +225,22 @@ impl PageSink {
             self.new_block(additional, lent);
         }
         self.blocks.last_mut().unwrap()
+    }
+
+    /// Whether blocks are kept tight (see [`Self::new`]).
+    pub(crate) fn tight(&self) -> bool {
+        self.tight
+    }
+
+    /// A tight sink gives back the room its blocks have left (the lent
+    /// block is the borrower's to trim): what it holds is then what its
+    /// pages take. Called after each write.
+    pub(crate) fn trim(&mut self) {
+        if self.tight {
+            for block in self.blocks.iter_mut() {
+                block.shrink_to_fit();
+            }
+        }
     }
 
     /// What the writer expects to store from now on, for sizing new blocks.

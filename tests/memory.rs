@@ -196,3 +196,118 @@ fn reservation_block_before_or_after_the_listener() {
     );
     assert_eq!(first, after);
 }
+
+/// A table of the shapes an engine writes: random decimals and UUIDs (PLAIN,
+/// or a dictionary that falls back), mid-cardinality INT32 and INT64
+/// decimals (dictionaries that stay), Decimal256 and Float16 with nulls.
+fn mixed_batch(n: u64, rows: usize) -> RecordBatch {
+    use arrow_array::{Decimal256Array, Float16Array};
+    use arrow_buffer::i256;
+    let mut state = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut r = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let price =
+        Decimal128Array::from_iter_values((0..rows).map(|_| (r() % 10_000_000_000) as i128))
+            .with_precision_and_scale(38, 10)
+            .unwrap();
+    let id = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+        (0..rows).map(|i| (i % 7 != 3).then(|| (r() as u128 * 0x1_0000_0001).to_le_bytes())),
+        16,
+    )
+    .unwrap();
+    let small = Decimal128Array::from_iter(
+        (0..rows).map(|i| (i % 4 != 2).then(|| (r() % 9_999_999) as i128)),
+    )
+    .with_precision_and_scale(9, 2)
+    .unwrap();
+    let rate = Decimal128Array::from_iter(
+        (0..rows).map(|i| (i % 11 != 0).then(|| (r() % 1_000_000) as i128)),
+    )
+    .with_precision_and_scale(12, 3)
+    .unwrap();
+    let big = Decimal256Array::from_iter(
+        (0..rows)
+            .map(|i| (i % 3 != 1).then(|| i256::from_i128(r() as i128 * 1_000_003 - (1 << 60)))),
+    )
+    .with_precision_and_scale(50, 5)
+    .unwrap();
+    let half = Float16Array::from_iter(
+        (0..rows).map(|i| (i % 10 != 9).then(|| half::f16::from_f32((r() % 2000) as f32 / 8.0))),
+    );
+    RecordBatch::try_from_iter([
+        ("price", Arc::new(price) as ArrayRef),
+        ("id", Arc::new(id) as ArrayRef),
+        ("small", Arc::new(small) as ArrayRef),
+        ("rate", Arc::new(rate) as ArrayRef),
+        ("big", Arc::new(big) as ArrayRef),
+        ("half", Arc::new(half) as ArrayRef),
+    ])
+    .unwrap()
+}
+
+/// A pool just large enough for `parquet`'s writer is large enough for an
+/// accounted one of this crate: with a listener, the writer keeps its
+/// blocks and buffers tight (no doubling past what a write needs, the
+/// compression buffers and unused room given back after each write), so
+/// the most its `memory_size()` reaches over a row group is at most the
+/// most `parquet`'s does, in DataFusion's default configuration (zstd(3)),
+/// uncompressed, V2 and without dictionaries; the bytes are the same. (Before,
+/// the accounted writer reached up to 1.8x `parquet`'s.)
+#[test]
+fn an_accounted_writer_needs_no_more_than_parquets_peak() {
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::{WriterProperties, WriterVersion};
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
+    let configs = [
+        ("zstd", WriterProperties::builder().set_compression(zstd)),
+        ("uncompressed", WriterProperties::builder()),
+        (
+            "v2 zstd",
+            WriterProperties::builder()
+                .set_compression(zstd)
+                .set_writer_version(WriterVersion::PARQUET_2_0),
+        ),
+        (
+            "no dictionary",
+            WriterProperties::builder().set_dictionary_enabled(false),
+        ),
+    ];
+    let data: Vec<RecordBatch> = (0..12).map(|n| mixed_batch(n, 3_000)).collect();
+    let schema = data[0].schema();
+    for (name, props) in configs {
+        let props = props.build();
+        let mut upstream =
+            parquet::arrow::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))
+                .unwrap();
+        let pool = Pool::with_limit(usize::MAX);
+        let mut ours = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))
+            .unwrap()
+            .with_memory_listener(pool.clone());
+        let (mut upstream_peak, mut our_peak) = (0, 0);
+        for b in &data {
+            upstream.write(b).unwrap();
+            ours.write(b).unwrap();
+            upstream_peak = upstream_peak.max(upstream.memory_size());
+            our_peak = our_peak.max(ours.memory_size());
+        }
+        assert!(
+            our_peak <= upstream_peak,
+            "{name}: memory_size() reached {our_peak} bytes, parquet's {upstream_peak} ({:.2}x)",
+            our_peak as f64 / upstream_peak as f64
+        );
+        assert!(
+            our_peak > upstream_peak / 4,
+            "{name}: {our_peak} vs {upstream_peak}"
+        );
+        let theirs = upstream.into_inner().unwrap();
+        assert!(
+            ours.into_inner().unwrap() == theirs,
+            "{name}: the files differ"
+        );
+        assert_eq!(pool.used.load(Ordering::SeqCst), 0, "{name}");
+    }
+}

@@ -281,6 +281,20 @@ impl ColumnEncoder {
         self.dictionary.is_none() && matches!(self.fallback, Fallback::Plain(None))
     }
 
+    /// Gives back the room the current PLAIN page's block and the output
+    /// buffers have left (a writer whose memory a host accounts, after a
+    /// write).
+    pub(crate) fn trim(&mut self) {
+        if let (None, Fallback::Plain(Some(block))) = (&self.dictionary, &mut self.fallback) {
+            block.buffer().shrink_to_fit();
+        }
+        if let Some(dictionary) = &mut self.dictionary {
+            dictionary.trim();
+        }
+        self.out = Vec::new();
+        self.scratch = Vec::new();
+    }
+
     /// The current PLAIN page's block, while there is one.
     pub(crate) fn page_block(&self) -> Option<&PageBlock> {
         match (&self.dictionary, &self.fallback) {

@@ -172,7 +172,7 @@ impl FlbaColumnWriter {
         self.distinct.add(view, values);
         let b = &mut self.builder;
         b.expect(view.values_in(0, view.num_levels()), view.num_levels());
-        match cdc {
+        let written = match cdc {
             None => {
                 let whole = Span {
                     levels: 0..view.num_levels(),
@@ -183,7 +183,9 @@ impl FlbaColumnWriter {
             Some((chunker, array)) => {
                 batches::write_content_defined(b, self.width, view, values, chunker, array)
             }
-        }
+        };
+        b.trim();
+        written
     }
 
     /// The chunk will take at most `rows` more rows (`None`: unknown); a

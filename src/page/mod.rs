@@ -146,6 +146,15 @@ impl PageBuilder {
         self.encoder.memory_size() + self.levels.memory_size() + self.output.memory_size()
     }
 
+    /// After a write, a writer whose memory a host accounts gives back the
+    /// room its buffers and blocks have left (see [`PageOutput::trim`]).
+    pub(crate) fn trim(&mut self) {
+        if self.output.tight() {
+            self.output.trim();
+            self.encoder.trim();
+        }
+    }
+
     /// The current write will hand over `values` values in `levels` levels:
     /// in-memory PLAIN pages then get a block sized for all of them at once
     /// rather than blocks doubling past what the write needs.

@@ -88,6 +88,23 @@ impl PageOutput {
             + helped
     }
 
+    /// With a tight sink (a writer whose memory a host accounts), after a
+    /// write: frees the compression buffers and the sink's unused room, so
+    /// that between writes the column holds little more than its pages.
+    pub(crate) fn trim(&mut self) {
+        if self.sink.tight() {
+            self.uncompressed = Vec::new();
+            self.compressed = Vec::new();
+            self.spare = Vec::new();
+            self.sink.trim();
+        }
+    }
+
+    /// Whether buffers are trimmed after each write (see [`Self::trim`]).
+    pub(crate) fn tight(&self) -> bool {
+        self.sink.tight()
+    }
+
     /// Data pages stored since the last call, in page order.
     pub(crate) fn take_stored(&mut self) -> std::vec::Drain<'_, (WrittenPage, PageTag)> {
         self.stored.drain(..)

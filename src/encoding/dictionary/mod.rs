@@ -96,6 +96,19 @@ impl Dictionary {
             + self.rle.memory_size()
     }
 
+    /// Gives back most of the room the value store, the hashes and the
+    /// index buffer have ahead (a writer whose memory a host accounts, after
+    /// a write): an eighth of the entries is kept, so that the next write
+    /// rarely grows them at once.
+    pub(crate) fn trim(&mut self) {
+        let keep = self.len + self.len / 8;
+        if self.hashes.capacity() > keep + 1024 {
+            self.hashes.shrink_to(keep);
+            self.values.shrink_to(keep.saturating_mul(self.width));
+        }
+        self.indices.shrink_to_fit();
+    }
+
     /// The distinct values, concatenated in key order.
     pub(crate) fn values(&self) -> &[u8] {
         &self.values
