@@ -153,9 +153,11 @@ impl PageOutput {
 
     /// How large new blocks of the sink should be: `hint`, except that with
     /// a codec lent blocks only hold one page before it is compressed (and
-    /// are reused), so they are not made large up front.
+    /// are reused), so they are not made large up front. A tight sink keeps
+    /// the hint: its blocks do not double, and one sized for the rest of
+    /// the write saves moving the page at every mini-batch.
     pub(crate) fn set_block_hint(&mut self, mut hint: BlockHint) {
-        if self.codec.is_some() {
+        if self.codec.is_some() && !self.sink.tight() {
             hint.expected = 0;
         }
         self.sink.set_hint(hint);
