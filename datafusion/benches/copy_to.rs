@@ -1,6 +1,8 @@
 //! `COPY TO` end to end, stock DataFusion vs parquet-flba registered, on the
 //! same in-memory table in one run: a decimal- and UUID-heavy table, parallel
-//! (DataFusion's default) and sequential single-file writes.
+//! (DataFusion's default) and sequential single-file writes, with
+//! DataFusion's default codec (zstd(3)) and uncompressed
+//! (`copy_to/uncompressed/...`).
 //!
 //! `cargo bench --bench copy_to` (inside `datafusion/`).
 
@@ -20,20 +22,27 @@ fn copy_to(c: &mut Criterion) {
     let dir = common::scratch("copy_to-bench");
     let mut group = c.benchmark_group("copy_to");
     group.sample_size(15);
-    for parallel in [true, false] {
-        let mode = if parallel { "parallel" } else { "sequential" };
-        for registered in [false, true] {
-            let ctx = common::context(registered, 1, &data).unwrap();
-            let writer = if registered { "flba" } else { "stock" };
-            let sql = format!(
-                "COPY ({SELECT}) TO '{}/{writer}-{mode}.parquet' STORED AS PARQUET \
-                 OPTIONS ('allow_single_file_parallelism' '{parallel}')",
-                dir.display()
-            );
-            group.bench_function(format!("{mode}/{writer}"), |b| {
-                b.to_async(&runtime)
-                    .iter(|| async { ctx.sql(&sql).await.unwrap().collect().await.unwrap() })
-            });
+    // DataFusion's default codec (zstd(3)), and none: without compression
+    // zstd no longer hides the writers' own share.
+    for (codec, extra) in [
+        ("", ""),
+        ("uncompressed/", ", 'compression' 'uncompressed'"),
+    ] {
+        for parallel in [true, false] {
+            let mode = if parallel { "parallel" } else { "sequential" };
+            for registered in [false, true] {
+                let ctx = common::context(registered, 1, &data).unwrap();
+                let writer = if registered { "flba" } else { "stock" };
+                let sql = format!(
+                    "COPY ({SELECT}) TO '{}/{writer}-{mode}.parquet' STORED AS PARQUET \
+                     OPTIONS ('allow_single_file_parallelism' '{parallel}'{extra})",
+                    dir.display()
+                );
+                group.bench_function(format!("{codec}{mode}/{writer}"), |b| {
+                    b.to_async(&runtime)
+                        .iter(|| async { ctx.sql(&sql).await.unwrap().collect().await.unwrap() })
+                });
+            }
         }
     }
     group.finish();
