@@ -121,8 +121,6 @@ pub(crate) struct PageSink {
     /// its pages is held).
     store_block: usize,
     hint: BlockHint,
-    /// Blocks sized to what they hold (see [`Self::new`]).
-    tight: bool,
 }
 
 /// What a column writer expects to store from now on, so that blocks fit
@@ -177,7 +175,6 @@ impl PageSink {
             length: 0,
             store_block: 0,
             hint: BlockHint::default(),
-            tight: !cache_blocks,
         }
     }
 
@@ -195,7 +192,7 @@ impl PageSink {
     /// `moved` of them for a page moved into it, on top of what the hint counts.
     fn block_size(&mut self, need: usize, lent: bool, moved: usize) -> usize {
         let h = self.hint;
-        if self.tight {
+        if self.tight() {
             let expected = h
                 .expected
                 .saturating_add(moved)
@@ -227,19 +224,18 @@ impl PageSink {
         self.blocks.last_mut().unwrap()
     }
 
-    /// Whether blocks are kept tight (see [`Self::new`]).
+    /// Whether blocks are kept tight (see [`Self::new`]): those of a sink
+    /// that keeps out of the block cache.
     pub(crate) fn tight(&self) -> bool {
-        self.tight
+        !self.blocks.cached()
     }
 
-    /// A tight sink gives back the room its blocks have left (the lent
-    /// block is the borrower's to trim): what it holds is then what its
-    /// pages take. Called after each write.
+    /// Gives back the room the blocks have left (the lent block is the
+    /// borrower's to trim): what the sink holds is then what its pages
+    /// take. Called after each write of a tight sink.
     pub(crate) fn trim(&mut self) {
-        if self.tight {
-            for block in self.blocks.iter_mut() {
-                block.shrink_to_fit();
-            }
+        for block in self.blocks.iter_mut() {
+            block.shrink_to_fit();
         }
     }
 

@@ -213,6 +213,11 @@ impl Blocks {
         }
     }
 
+    /// Whether the blocks go through the cache.
+    pub(super) fn cached(&self) -> bool {
+        self.cached
+    }
+
     /// An empty block of exactly `capacity` bytes: a cached one if this
     /// chunk uses the cache and one is kept, else `make`'s.
     pub(super) fn fresh(&self, capacity: usize, make: impl FnOnce(usize) -> Vec<u8>) -> Vec<u8> {

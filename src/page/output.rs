@@ -88,16 +88,14 @@ impl PageOutput {
             + helped
     }
 
-    /// With a tight sink (a writer whose memory a host accounts), after a
-    /// write: frees the compression buffers and the sink's unused room, so
-    /// that between writes the column holds little more than its pages.
+    /// After a write of a tight sink (a writer whose memory a host
+    /// accounts): frees the compression buffers and the sink's unused room,
+    /// so that between writes the column holds little more than its pages.
     pub(crate) fn trim(&mut self) {
-        if self.sink.tight() {
-            self.uncompressed = Vec::new();
-            self.compressed = Vec::new();
-            self.spare = Vec::new();
-            self.sink.trim();
-        }
+        self.uncompressed = Vec::new();
+        self.compressed = Vec::new();
+        self.spare = Vec::new();
+        self.sink.trim();
     }
 
     /// Whether buffers are trimmed after each write (see [`Self::trim`]).
