@@ -303,6 +303,14 @@ fn an_accounted_writer_needs_no_more_than_parquets_peak() {
             our_peak > upstream_peak / 4,
             "{name}: {our_peak} vs {upstream_peak}"
         );
+        // Every leaf on this crate's fast path (the accounting under test is
+        // its writer's, not parquet's).
+        ours.flush().unwrap();
+        let chunks = ours.leaf_chunks();
+        assert_eq!(chunks.len(), schema.fields().len(), "{name}");
+        for (leaf, c) in chunks.iter().enumerate() {
+            assert_eq!((c.fast_path, c.parquet_path), (1, 0), "{name}: leaf {leaf}");
+        }
         let theirs = upstream.into_inner().unwrap();
         assert!(
             ours.into_inner().unwrap() == theirs,
