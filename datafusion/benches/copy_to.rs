@@ -2,7 +2,9 @@
 //! same in-memory table in one run: a decimal- and UUID-heavy table, parallel
 //! (DataFusion's default) and sequential single-file writes, with
 //! DataFusion's default codec (zstd(3)) and uncompressed
-//! (`copy_to/uncompressed/...`).
+//! (`copy_to/uncompressed/...`); on the parallel path also parquet-flba's
+//! threaded engine (`parquet_flba.threads` = the machine's cores,
+//! `.../parallel/flba-threadsN`).
 //!
 //! `cargo bench --bench copy_to` (inside `datafusion/`).
 
@@ -30,9 +32,25 @@ fn copy_to(c: &mut Criterion) {
     ] {
         for parallel in [true, false] {
             let mode = if parallel { "parallel" } else { "sequential" };
-            for registered in [false, true] {
+            // parquet-flba with `parquet_flba.threads` = the machine's
+            // cores: on the parallel path, its own threaded engine.
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            for (registered, threads) in [(false, 1), (true, 1), (true, cores)] {
+                if threads > 1 && !parallel {
+                    continue;
+                }
                 let ctx = common::context(registered, 1, &data).unwrap();
-                let writer = if registered { "flba" } else { "stock" };
+                let writer = match (registered, threads) {
+                    (false, _) => "stock".to_string(),
+                    (true, 1) => "flba".to_string(),
+                    (true, n) => format!("flba-threads{n}"),
+                };
+                if threads > 1 {
+                    let set = format!("SET parquet_flba.threads = {threads}");
+                    runtime.block_on(async {
+                        ctx.sql(&set).await.unwrap().collect().await.unwrap();
+                    });
+                }
                 let sql = format!(
                     "COPY ({SELECT}) TO '{}/{writer}-{mode}.parquet' STORED AS PARQUET \
                      OPTIONS ('allow_single_file_parallelism' '{parallel}'{extra})",

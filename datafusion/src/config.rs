@@ -21,12 +21,15 @@ extensions_options! {
         /// planned while it is off get DataFusion's `ParquetSink`,
         /// unchanged.
         pub enabled: bool, default = true
-        /// Threads that encode the columns of one file on the sequential
-        /// path (`allow_single_file_parallelism` off, or content-defined
-        /// chunking on): parquet-flba's `AsyncArrowWriter::with_threads`.
-        /// 1 (the default; 0 counts as 1): the file's task alone. The files
-        /// are the same whatever the count. The parallel path already
-        /// encodes every column on a task of its own and ignores it.
+        /// Threads that encode the columns of one file, with
+        /// parquet-flba's own threaded engine
+        /// (`AsyncArrowWriter::with_threads`): on the sequential path
+        /// (`allow_single_file_parallelism` off, or content-defined chunking
+        /// on) the file's writer; on the parallel path, above 1, each file
+        /// is encoded on that many threads instead of DataFusion's layout
+        /// of one task per leaf column. 1 (the default; 0 counts as 1): the
+        /// file's task alone on the sequential path, DataFusion's layout on
+        /// the parallel one. The files are the same whatever the count.
         pub threads: usize, default = 1
     }
 }

@@ -26,6 +26,7 @@ use tokio::sync::watch;
 
 use crate::parallel::ParallelFile;
 use crate::sequential::SequentialFile;
+use crate::threaded::ThreadedFile;
 
 /// One output file, open: its upload is not complete, so nothing of it is
 /// visible at its path yet.
@@ -40,6 +41,7 @@ pub(crate) struct OpenFile {
 enum Writer {
     Sequential(Box<SequentialFile>),
     Parallel(Box<ParallelFile>),
+    Threaded(Box<ThreadedFile>),
 }
 
 /// A file written and completed, with the plan of its leaves.
@@ -68,10 +70,20 @@ impl OpenFile {
         }
     }
 
+    /// A file written on parquet-flba's threads (it times its own calls).
+    pub(crate) fn threaded(path: Path, file: ThreadedFile) -> Self {
+        Self {
+            path,
+            writer: Writer::Threaded(Box::new(file)),
+            compute: None,
+        }
+    }
+
     fn plan(&self) -> ColumnPlan {
         match &self.writer {
             Writer::Sequential(w) => w.plan().clone(),
             Writer::Parallel(w) => w.plan().clone(),
+            Writer::Threaded(w) => w.plan().clone(),
         }
     }
 
@@ -81,6 +93,7 @@ impl OpenFile {
             match &mut self.writer {
                 Writer::Sequential(w) => w.encode(batches).await,
                 Writer::Parallel(w) => w.encode(batches).await,
+                Writer::Threaded(w) => w.encode(batches).await,
             }
         };
         timed(work, compute).await
@@ -92,6 +105,7 @@ impl OpenFile {
         let metadata = match self.writer {
             Writer::Sequential(w) => timed(w.commit(), self.compute).await?,
             Writer::Parallel(w) => w.commit().await?,
+            Writer::Threaded(w) => w.commit().await?,
         };
         Ok(Finished {
             path: self.path,
@@ -105,6 +119,7 @@ impl OpenFile {
         match self.writer {
             Writer::Sequential(w) => w.abort().await,
             Writer::Parallel(w) => w.abort().await,
+            Writer::Threaded(w) => w.abort().await,
         }
     }
 }

@@ -26,8 +26,8 @@
 //!
 //! - the `parquet_flba.*` settings ([`FlbaOptions`]): `SET
 //!   parquet_flba.enabled = false` gives the statements planned afterwards
-//!   DataFusion's own sink; `parquet_flba.threads` encodes a sequentially
-//!   written file on several threads.
+//!   DataFusion's own sink; `parquet_flba.threads` encodes each file on
+//!   parquet-flba's threaded engine, on that many threads.
 //! - [`FlbaParquetFormatFactory`] as the format for the `parquet` extension
 //!   (`COPY TO`, `CREATE EXTERNAL TABLE ... STORED AS PARQUET`). It wraps
 //!   DataFusion's `ParquetFormat`: schema inference, statistics and reading
@@ -69,6 +69,7 @@ mod rule;
 mod sequential;
 mod sink;
 mod sorting;
+mod threaded;
 
 pub use config::FlbaOptions;
 pub use format::{FlbaParquetFormat, FlbaParquetFormatFactory};

@@ -34,6 +34,7 @@ use crate::files::{Files, OpenFile};
 use crate::metrics::SinkMetrics;
 use crate::parallel::{FileJob, ParallelFile};
 use crate::sequential::SequentialFile;
+use crate::threaded::{ThreadedFile, row_count_cuts};
 use crate::{display, encryption, sorting};
 
 /// DataFusion 55.2's parquet [`DataSink`] (`ParquetSink`), written with
@@ -50,13 +51,30 @@ use crate::{display, encryption, sorting};
 /// cut where DataFusion cuts them (every `max_row_group_size` rows on the
 /// parallel path; by the writer's own limits on the sequential one).
 ///
+/// With [`Self::with_threads`] above 1, the parallel path is parquet-flba's
+/// own threaded engine instead of DataFusion's layout: one
+/// `AsyncArrowWriter` per file on that many threads of parquet-flba's worker
+/// pool, whose writes queue each leaf column's part on a lane of its own and
+/// return; the columns of a row group and of the next are encoded side by
+/// side, compressed pages are shared out within a column, each column is
+/// closed where it was encoded, and each full row group goes to the upload
+/// once it is in the output. Row groups are still cut every
+/// `max_row_group_size` rows (`max_row_group_bytes` is ignored there, as by
+/// DataFusion's parallel path), so the files are the same. The engine
+/// bounds what is in flight itself (a full row group being closed while the
+/// next fills), so `maximum_parallel_row_group_writers` and
+/// `maximum_buffered_record_batches_per_stream` do not apply.
+///
 /// Memory is reserved from the query's pool as DataFusion's sink reserves
 /// it, under the same consumer names: the sequential writer's
 /// `memory_size()` after each batch (`ParquetSink[<path>]`); on the parallel
 /// path each column writer's `memory_size()` after each array, kept until
 /// its chunk is closed, the row group's estimated size until its first
 /// chunk is in the file buffer, and the file buffer. The sizes are
-/// parquet-flba's own measure of what its writers hold.
+/// parquet-flba's own measure of what its writers hold. On the threaded
+/// parallel path a [`ReservationListener`](crate::ReservationListener)
+/// under `ParquetSink[<path>]` reserves, before each write, what the writer
+/// holds plus the batch (in 64 KiB steps), and gives back the rest after it.
 ///
 /// Unlike DataFusion's sink, a write that fails leaves no file: the first
 /// error of any column, file or of the input ends the write (on the
@@ -96,9 +114,12 @@ impl FlbaParquetSink {
         self
     }
 
-    /// Threads that encode the columns of a file written sequentially (see
-    /// `parquet_flba.threads` in [`FlbaOptions`](crate::FlbaOptions));
-    /// 1 by default. The files are the same.
+    /// Threads that encode each file's columns (see `parquet_flba.threads`
+    /// in [`FlbaOptions`](crate::FlbaOptions)); 1 by default. On the
+    /// sequential path the file's writer runs on that many threads; on the
+    /// parallel path, above 1, each file is encoded by parquet-flba's
+    /// threaded engine on that many threads instead of DataFusion's layout
+    /// of one task per column (see the type's docs). The files are the same.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
@@ -124,7 +145,7 @@ impl FlbaParquetSink {
         self.sorting_columns.as_deref()
     }
 
-    /// Threads per sequentially written file (see [`Self::with_threads`]).
+    /// Threads per file (see [`Self::with_threads`]).
     pub fn threads(&self) -> usize {
         self.threads
     }
@@ -231,6 +252,19 @@ impl FlbaParquetSink {
                 reservation,
             )?;
             Ok(OpenFile::sequential(path, file, metrics.compute.clone()))
+        } else if self.threads > 1 {
+            // parquet-flba's own threaded engine, row groups cut by rows.
+            let reservation =
+                MemoryConsumer::new(format!("ParquetSink[{path}]")).register(context.memory_pool());
+            let file = ThreadedFile::new(
+                out,
+                schema,
+                self.writer_options(row_count_cuts(props)),
+                self.threads,
+                reservation,
+                metrics.compute.clone(),
+            )?;
+            Ok(OpenFile::threaded(path, file))
         } else {
             let global = &self.parquet_options.global;
             let job = FileJob {
@@ -267,7 +301,7 @@ impl DisplayAs for FlbaParquetSink {
                 display::file_group(&self.config.file_group, t, f)?;
                 write!(f, "), ")?;
                 display::leaf_paths(&self.column_plan(), t, f)?;
-                if self.threads > 1 && self.sequential() {
+                if self.threads > 1 {
                     write!(f, ", threads={}", self.threads)?;
                 }
                 Ok(())

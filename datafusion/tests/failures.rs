@@ -34,6 +34,20 @@ fn with_input(registered: bool, input: &Arc<Lazy>) -> SessionContext {
     ctx
 }
 
+/// As [`with_input`] (parquet-flba's), its files encoded on `threads`
+/// threads (`SET parquet_flba.threads`): on the parallel path, above 1,
+/// parquet-flba's threaded engine instead of DataFusion's layout.
+async fn with_threads(input: &Arc<Lazy>, threads: usize) -> SessionContext {
+    let ctx = with_input(true, input);
+    run(&ctx, &format!("SET parquet_flba.threads = {threads}"))
+        .await
+        .unwrap();
+    ctx
+}
+
+/// The paths the tests run: (parallel, threads).
+const PATHS: [(bool, usize); 3] = [(true, 1), (true, 3), (false, 1)];
+
 async fn run(ctx: &SessionContext, sql: &str) -> Result<()> {
     ctx.sql(sql).await?.collect().await.map(|_| ())
 }
@@ -79,10 +93,10 @@ fn assert_ended_early(input: &Lazy, case: &str) {
 /// write within its row group with its own error, and no file is left.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_column_ends_the_write_within_its_row_group() {
-    for parallel in [true, false] {
-        let case = format!("parallel={parallel}");
+    for (parallel, threads) in PATHS {
+        let case = format!("parallel={parallel} threads={threads}");
         let input = Lazy::new(BATCHES, ROWS, Fault::WideDecimal(BAD_ROW));
-        let ctx = with_input(true, &input);
+        let ctx = with_threads(&input, threads).await;
         let dir = scratch("column-fails");
         let sql = format!(
             "COPY t TO '{}/x.parquet' STORED AS PARQUET {}",
@@ -105,11 +119,15 @@ async fn a_failing_column_ends_the_write_within_its_row_group() {
 /// leaves none.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_input_leaves_no_file() {
-    for parallel in [true, false] {
+    for (parallel, threads) in PATHS {
         for registered in [false, true] {
-            let case = format!("parallel={parallel} registered={registered}");
+            let case = format!("parallel={parallel} threads={threads} registered={registered}");
             let input = Lazy::new(BATCHES, ROWS, Fault::InputError(150_000));
-            let ctx = with_input(registered, &input);
+            let ctx = if registered {
+                with_threads(&input, threads).await
+            } else {
+                with_input(false, &input)
+            };
             let dir = scratch("input-fails");
             let sql = format!(
                 "COPY t TO '{}/x.parquet' STORED AS PARQUET {}",

@@ -248,6 +248,68 @@ async fn a_pool_just_large_enough_for_datafusion_is_enough() {
     }
 }
 
+/// `SET parquet_flba.threads = threads` on `ctx`.
+async fn set_threads(ctx: &SessionContext, threads: usize) {
+    let sql = format!("SET parquet_flba.threads = {threads}");
+    ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+}
+
+/// The parallel path on parquet-flba's threaded engine
+/// (`parquet_flba.threads` 3): one consumer per file, `ParquetSink[<path>]`
+/// (none of DataFusion's per-column ones), reserved before each write
+/// through the writer's memory listener; the file is DataFusion's; the
+/// pool ends at 0; and a pool too small for it fails the write with
+/// DataFusion's `ResourcesExhausted`, leaving the pool at 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn threaded_parallel_path_reserves_per_file() {
+    let data = batches(12, 3_000);
+    let options = ", 'max_row_group_size' '10000'";
+    let stock_pool = Recording::new(None);
+    let stock_dir = scratch("threaded-memory-stock");
+    copy(
+        &context(false, &stock_pool, &data),
+        &stock_dir,
+        true,
+        options,
+    )
+    .await
+    .unwrap();
+
+    let pool = Recording::new(None);
+    let ctx = context(true, &pool, &data);
+    set_threads(&ctx, 3).await;
+    let dir = scratch("threaded-memory");
+    copy(&ctx, &dir, true, options).await.unwrap();
+    assert!(files(&stock_dir) == files(&dir), "the files differ");
+    assert_pool_empty(&pool, "threaded").await;
+    let names: Vec<String> = pool.consumers().into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].starts_with("ParquetSink["), "{names:?}");
+    eprintln!(
+        "threaded: peak {} bytes, {:.2}x DataFusion's",
+        pool.peak(),
+        pool.peak() as f64 / stock_pool.peak() as f64
+    );
+    let sizes = sizes_of(&pool.events(), "ParquetSink[");
+    assert!(sizes.iter().any(|&s| s > 0), "nothing reserved: {sizes:?}");
+    assert_eq!(sizes.last(), Some(&0));
+
+    let small = Recording::new(Some(pool.peak() / 4));
+    let ctx = context(true, &small, &data);
+    set_threads(&ctx, 3).await;
+    let e = copy(&ctx, &scratch("threaded-memory-small"), true, options)
+        .await
+        .expect_err("a quarter of the peak must not be enough");
+    assert!(
+        matches!(
+            e.find_root(),
+            datafusion::error::DataFusionError::ResourcesExhausted(_)
+        ),
+        "{e}"
+    );
+    assert_pool_empty(&small, "threaded, small pool").await;
+}
+
 /// DataFusion's default compression (zstd(3)).
 const OPTS: &str = "";
 
@@ -289,13 +351,15 @@ async fn the_sink_stays_out_of_the_block_cache() {
     }
 }
 
-/// After a failed write the pool is back at 0, on both paths.
+/// After a failed write the pool is back at 0, on both paths (and on the
+/// parallel path on parquet-flba's threaded engine).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pool_is_empty_after_a_failed_write() {
-    for parallel in [true, false] {
-        let case = format!("parallel={parallel}");
+    for (parallel, threads) in [(true, 1), (true, 3), (false, 1)] {
+        let case = format!("parallel={parallel} threads={threads}");
         let pool = Recording::new(None);
         let ctx = context(true, &pool, &[]);
+        set_threads(&ctx, threads).await;
         let input = Lazy::new(20, 4_000, Fault::WideDecimal(30_017));
         ctx.deregister_table("t").unwrap();
         ctx.register_table("t", input.table()).unwrap();

@@ -107,40 +107,49 @@ async fn set_enabled_switches_between_the_sinks() {
     }
 }
 
-/// `SET parquet_flba.threads = 3`: the sinks planned afterwards encode a
-/// sequentially written file on 3 threads (shown in `EXPLAIN`); the file is
-/// DataFusion's, byte for byte.
+/// `SET parquet_flba.threads = 3`: the sinks planned afterwards encode
+/// each file on 3 threads (shown in `EXPLAIN`): a sequentially written
+/// file's writer, and on the parallel path parquet-flba's threaded engine;
+/// the file is DataFusion's, byte for byte, on both paths.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn threads_setting_reaches_the_sink() {
     let data = batches(4, 3_000);
-    let sql = |dir: &std::path::Path| {
-        format!(
-            "COPY t TO '{}/x.parquet' STORED AS PARQUET \
-             OPTIONS ('allow_single_file_parallelism' 'false', 'max_row_group_size' '5000')",
-            dir.display()
-        )
-    };
-    let stock_dir = scratch("threads-stock");
-    let stock = context(false, 1, &data).unwrap();
-    set(&stock, &sql(&stock_dir)).await;
+    for parallel in [false, true] {
+        let sql = |dir: &std::path::Path| {
+            format!(
+                "COPY t TO '{}/x.parquet' STORED AS PARQUET \
+                 OPTIONS ('allow_single_file_parallelism' '{parallel}', 'max_row_group_size' '5000')",
+                dir.display()
+            )
+        };
+        let stock_dir = scratch("threads-stock");
+        let stock = context(false, 1, &data).unwrap();
+        set(&stock, &sql(&stock_dir)).await;
 
-    let ours = context(true, 1, &data).unwrap();
-    set(&ours, "SET parquet_flba.threads = 3").await;
-    let dir = scratch("threads-flba");
-    assert_eq!(sink_of(&ours, &sql(&dir)).await, Some(3));
-    let explain = ours
-        .sql(&format!("EXPLAIN {}", sql(&dir)))
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
-    let explain = datafusion::arrow::util::pretty::pretty_format_batches(&explain)
-        .unwrap()
-        .to_string();
-    assert!(explain.contains("threads=3"), "{explain}");
-    set(&ours, &sql(&dir)).await;
-    assert!(files(&stock_dir) == files(&dir), "the files differ");
+        let ours = context(true, 1, &data).unwrap();
+        set(&ours, "SET parquet_flba.threads = 3").await;
+        let dir = scratch("threads-flba");
+        assert_eq!(sink_of(&ours, &sql(&dir)).await, Some(3));
+        let explain = ours
+            .sql(&format!("EXPLAIN {}", sql(&dir)))
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        let explain = datafusion::arrow::util::pretty::pretty_format_batches(&explain)
+            .unwrap()
+            .to_string();
+        assert!(
+            explain.contains("threads=3"),
+            "parallel={parallel}: {explain}"
+        );
+        set(&ours, &sql(&dir)).await;
+        assert!(
+            files(&stock_dir) == files(&dir),
+            "parallel={parallel}: the files differ"
+        );
+    }
 }
 
 /// `plan_to_parquet` writes what `SessionContext::write_parquet(plan, ...)`

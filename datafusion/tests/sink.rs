@@ -60,10 +60,26 @@ async fn both(
     sql: &str,
     data: &[datafusion::arrow::array::RecordBatch],
 ) -> (std::path::PathBuf, std::path::PathBuf) {
+    both_on(name, sql, data, 1).await
+}
+
+/// As [`both`], parquet-flba's context with `SET parquet_flba.threads`.
+async fn both_on(
+    name: &str,
+    sql: &str,
+    data: &[datafusion::arrow::array::RecordBatch],
+    threads: usize,
+) -> (std::path::PathBuf, std::path::PathBuf) {
     let stock_dir = scratch(&format!("{name}-stock"));
     let ours_dir = scratch(&format!("{name}-flba"));
     let stock = context(false, 1, data).unwrap();
     let ours = context(true, 1, data).unwrap();
+    ours.sql(&format!("SET parquet_flba.threads = {threads}"))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
     run_sql(
         &stock,
         &sql.replace("{dir}", stock_dir.to_str().unwrap()),
@@ -204,6 +220,14 @@ fn option_sets() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
             ],
         ),
         ("small_row_groups", vec![("max_row_group_size", "1000")]),
+        // The sequential writer cuts by bytes too; the parallel path not.
+        (
+            "row_group_bytes",
+            vec![
+                ("max_row_group_size", "1500"),
+                ("max_row_group_bytes", "20000"),
+            ],
+        ),
         (
             "dictionary_page_limit",
             vec![("dictionary_page_size_limit", "256")],
@@ -250,21 +274,23 @@ fn options_sql(options: &[(&str, &str)], parallel: bool) -> String {
     format!("OPTIONS ({})", all.join(", "))
 }
 
-/// `COPY TO` one file, for every option set, parallel and sequential.
+/// `COPY TO` one file, for every option set, parallel (DataFusion's
+/// layout, and parquet-flba's threaded engine with `parquet_flba.threads`
+/// 2) and sequential.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copy_to_single_file_for_every_option_set() {
     let data = batches(5, 700);
     for (name, options) in option_sets() {
-        for parallel in [true, false] {
+        for (parallel, threads) in [(true, 1), (true, 2), (false, 1)] {
             let case = format!(
-                "{name}-{}",
+                "{name}-{}-{threads}",
                 if parallel { "parallel" } else { "sequential" }
             );
             let sql = format!(
                 "COPY (SELECT * FROM t) TO '{{dir}}/out.parquet' STORED AS PARQUET {}",
                 options_sql(&options, parallel)
             );
-            let (stock, ours) = both(&case, &sql, &data).await;
+            let (stock, ours) = both_on(&case, &sql, &data, threads).await;
             assert_same_files(&case, &stock, &ours);
             assert_reads_back(&ours.join("out.parquet"), &data).await;
         }
@@ -282,13 +308,13 @@ async fn copy_to_partitioned() {
             vec![("compression", "zstd(1)"), ("max_row_group_size", "300")],
         ),
     ] {
-        for parallel in [true, false] {
-            let case = format!("partitioned-{name}-{parallel}");
+        for (parallel, threads) in [(true, 1), (true, 3), (false, 1)] {
+            let case = format!("partitioned-{name}-{parallel}-{threads}");
             let sql = format!(
                 "COPY (SELECT * FROM t) TO '{{dir}}/' STORED AS PARQUET PARTITIONED BY (region) {}",
                 options_sql(&options, parallel)
             );
-            let (stock, ours) = both(&case, &sql, &data).await;
+            let (stock, ours) = both_on(&case, &sql, &data, threads).await;
             assert_eq!(
                 assert_same_files(&case, &stock, &ours),
                 3,
