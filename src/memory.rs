@@ -43,7 +43,8 @@
 //! ```
 
 use parquet::errors::{ParquetError, Result};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Receives a writer's memory reservations.
 ///
@@ -118,6 +119,138 @@ impl Reservation {
     /// Bytes currently reserved.
     pub(crate) fn reserved(&self) -> usize {
         self.reserved
+    }
+
+    /// Takes over `bytes` the listener granted to someone else on this
+    /// reservation's behalf (the lanes, see [`LaneMemory`]).
+    pub(crate) fn absorb(&mut self, bytes: usize) {
+        self.reserved += bytes;
+    }
+
+    /// The listener and block size, for [`LaneMemory::attach`].
+    pub(crate) fn listener(&self) -> (&Arc<dyn MemoryListener>, usize) {
+        (&self.listener, self.block)
+    }
+}
+
+/// The memory of a writer's column writers on other threads (its lanes),
+/// as each column last published it (after each of its operations, so
+/// the writer reads it without waiting for them); with a listener, the
+/// lanes also reserve themselves what they hold beyond the part of the
+/// writer's reservation set aside for them, so the reservation always
+/// covers them, and the writer takes that over at its next call.
+#[derive(Debug, Default)]
+pub(crate) struct LaneMemory {
+    published: AtomicUsize,
+    cover: OnceLock<LaneCover>,
+}
+
+#[derive(Debug)]
+struct LaneCover {
+    listener: Arc<dyn MemoryListener>,
+    block: usize,
+    /// Of the writer's reservation, the bytes set aside for the lanes.
+    allowance: AtomicUsize,
+    /// Bytes the lanes reserved themselves, not yet taken over.
+    extra: AtomicUsize,
+    /// A refusal met by a lane, for the writer's next write.
+    refused: Mutex<Option<ParquetError>>,
+}
+
+impl LaneMemory {
+    /// The lanes' memory as published.
+    pub(crate) fn published(&self) -> usize {
+        self.published.load(Relaxed)
+    }
+
+    /// A column's published memory went from `before` to `now` bytes.
+    pub(crate) fn change(&self, before: usize, now: usize) {
+        if now >= before {
+            let total = self.published.fetch_add(now - before, Relaxed) + (now - before);
+            if let Some(cover) = self.cover.get() {
+                cover.cover(total);
+            }
+        } else {
+            self.published.fetch_sub(before - now, Relaxed);
+        }
+    }
+
+    /// From now on the lanes reserve from `listener` what they hold beyond
+    /// their allowance, in blocks of `block` (once; later calls change
+    /// nothing).
+    pub(crate) fn attach(&self, listener: &Arc<dyn MemoryListener>, block: usize) {
+        let _ = self.cover.get_or_init(|| LaneCover {
+            listener: Arc::clone(listener),
+            block: block.max(1),
+            allowance: AtomicUsize::new(0),
+            extra: AtomicUsize::new(0),
+            refused: Mutex::new(None),
+        });
+    }
+
+    /// Sets how much of the writer's reservation covers the lanes.
+    pub(crate) fn set_allowance(&self, bytes: usize) {
+        if let Some(cover) = self.cover.get() {
+            cover.allowance.store(bytes, Relaxed);
+        }
+    }
+
+    /// The bytes the lanes reserved themselves since the last call, now
+    /// the writer's to account for.
+    pub(crate) fn take_extra(&self) -> usize {
+        self.cover.get().map_or(0, |c| c.extra.swap(0, Relaxed))
+    }
+
+    /// The bytes the lanes reserved themselves and the writer has not
+    /// taken over yet.
+    pub(crate) fn extra_so_far(&self) -> usize {
+        self.cover.get().map_or(0, |c| c.extra.load(Relaxed))
+    }
+
+    /// The refusal a lane met since the last call, if any.
+    pub(crate) fn take_refusal(&self) -> Option<ParquetError> {
+        let cover = self.cover.get()?;
+        cover
+            .refused
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+impl LaneCover {
+    /// Reserves what the lanes' `total` needs beyond their allowance and
+    /// what they reserved already.
+    fn cover(&self, total: usize) {
+        let have = self.allowance.load(Relaxed) + self.extra.load(Relaxed);
+        if total <= have {
+            return;
+        }
+        let more = (total - have)
+            .div_ceil(self.block)
+            .saturating_mul(self.block);
+        match self.listener.try_grow(more) {
+            Ok(()) => {
+                self.extra.fetch_add(more, Relaxed);
+            }
+            Err(e) => {
+                let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
+                refused.get_or_insert(ParquetError::General(format!(
+                    "memory reservation refused: columns encoded on other threads needed {more} \
+                     more bytes; nothing of this batch was written — flush() to write out the \
+                     buffered row group and release its memory: {e}"
+                )));
+            }
+        }
+    }
+}
+
+impl Drop for LaneCover {
+    fn drop(&mut self) {
+        let extra = self.extra.swap(0, Relaxed);
+        if extra > 0 {
+            self.listener.shrink(extra);
+        }
     }
 }
 

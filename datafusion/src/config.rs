@@ -21,16 +21,19 @@ extensions_options! {
         /// planned while it is off get DataFusion's `ParquetSink`,
         /// unchanged.
         pub enabled: bool, default = true
-        /// Threads that encode the columns of one file, with
-        /// parquet-flba's own threaded engine
-        /// (`AsyncArrowWriter::with_threads`): on the sequential path
-        /// (`allow_single_file_parallelism` off, or content-defined chunking
-        /// on) the file's writer; on the parallel path, above 1, each file
-        /// is encoded on that many threads instead of DataFusion's layout
-        /// of one task per leaf column. 1 (the default; 0 counts as 1): the
-        /// file's task alone on the sequential path, DataFusion's layout on
-        /// the parallel one. The files are the same whatever the count.
-        pub threads: usize, default = 1
+        /// Threads that encode the columns of one file with parquet-flba's
+        /// own threaded engine (`AsyncArrowWriter::with_threads`): 0 (the
+        /// default) chooses: the parallel path
+        /// (`allow_single_file_parallelism`, DataFusion's default) encodes
+        /// each file on parquet-flba's worker pool (as many threads as the
+        /// machine has cores, `parquet_flba::worker_threads`), the
+        /// sequential path (`allow_single_file_parallelism` off, or
+        /// content-defined chunking on) on the file's task alone. Above 1:
+        /// that many threads per file on both paths. 1: no engine threads:
+        /// the sequential path on the file's task, the parallel path as
+        /// DataFusion lays it out (one task per leaf column). The files
+        /// are the same whatever the count.
+        pub threads: usize, default = 0
     }
 }
 

@@ -44,37 +44,44 @@ use crate::{display, encryption, sorting};
 /// Like DataFusion's sink it writes each file either sequentially, through
 /// an [`AsyncArrowWriter`](parquet_flba::AsyncArrowWriter) (when
 /// `allow_single_file_parallelism` is off or content-defined chunking is
-/// on; on [`Self::with_threads`] threads), or in parallel: one task per leaf
-/// column per row group, up to `maximum_parallel_row_group_writers` row
-/// groups at a time, with `maximum_buffered_record_batches_per_stream` leaf
-/// arrays queued per column, spliced in order into one file. Row groups are
-/// cut where DataFusion cuts them (every `max_row_group_size` rows on the
-/// parallel path; by the writer's own limits on the sequential one).
+/// on), or in parallel. Row groups are cut where DataFusion cuts them
+/// (every `max_row_group_size` rows on the parallel path, which ignores
+/// `max_row_group_bytes` as DataFusion's does; by the writer's own limits
+/// on the sequential one), so the files are the same.
 ///
-/// With [`Self::with_threads`] above 1, the parallel path is parquet-flba's
-/// own threaded engine instead of DataFusion's layout: one
-/// `AsyncArrowWriter` per file on that many threads of parquet-flba's worker
-/// pool, whose writes queue each leaf column's part on a lane of its own and
-/// return; the columns of a row group and of the next are encoded side by
-/// side, compressed pages are shared out within a column, each column is
-/// closed where it was encoded, and each full row group goes to the upload
-/// once it is in the output. Row groups are still cut every
-/// `max_row_group_size` rows (`max_row_group_bytes` is ignored there, as by
-/// DataFusion's parallel path), so the files are the same. The engine
-/// bounds what is in flight itself (a full row group being closed while the
-/// next fills), so `maximum_parallel_row_group_writers` and
-/// `maximum_buffered_record_batches_per_stream` do not apply.
+/// The parallel path is parquet-flba's own threaded engine (unless
+/// [`Self::with_threads`] is 1 or the machine has one core): one
+/// [`ArrowWriter`](parquet_flba::ArrowWriter) per file on
+/// [`Self::file_threads`] threads of parquet-flba's worker pool, driven
+/// from a blocking task. A write queues each leaf column's part on a lane
+/// of its own and returns; the columns of a row group and of the next are
+/// encoded side by side, compressed pages are shared out within a column
+/// when there are fewer columns than threads, each column is closed where
+/// it was encoded, and the row group's chunks are copied into the output
+/// in 1 MiB pieces, each handed to the upload while the next is filled.
+/// The engine bounds what is in flight (one full row group being closed
+/// while the next fills), which is within what DataFusion's defaults for
+/// `maximum_parallel_row_group_writers` (1) and
+/// `maximum_buffered_record_batches_per_stream` allow.
 ///
-/// Memory is reserved from the query's pool as DataFusion's sink reserves
-/// it, under the same consumer names: the sequential writer's
-/// `memory_size()` after each batch (`ParquetSink[<path>]`); on the parallel
-/// path each column writer's `memory_size()` after each array, kept until
-/// its chunk is closed, the row group's estimated size until its first
-/// chunk is in the file buffer, and the file buffer. The sizes are
-/// parquet-flba's own measure of what its writers hold. On the threaded
-/// parallel path a [`ReservationListener`](crate::ReservationListener)
-/// under `ParquetSink[<path>]` reserves, before each write, what the writer
-/// holds plus the batch (in 64 KiB steps), and gives back the rest after it.
+/// With threads set to 1, the parallel path is DataFusion's layout: one
+/// task per leaf column per row group, up to
+/// `maximum_parallel_row_group_writers` row groups at a time, with
+/// `maximum_buffered_record_batches_per_stream` leaf arrays queued per
+/// column, spliced in order into one file.
+///
+/// Memory is reserved from the query's pool under DataFusion's consumer
+/// names, resized to parquet-flba's own measure of what its writers hold:
+/// on the sequential path one consumer per file (`ParquetSink[<path>]`)
+/// resized to the writer's `memory_size()` after each batch (through the
+/// writer's memory listener when it runs on several threads); on the
+/// engine's parallel path the same consumer, through a
+/// [`ReservationListener`](crate::ReservationListener) (64 KiB steps):
+/// before each write what the writer holds plus the batch, and whatever
+/// its columns hold beyond that while they encode; on DataFusion's layout
+/// each column writer's `memory_size()` after each array, kept until its
+/// chunk is closed, the row group's estimated size until its first chunk
+/// is in the file buffer, and the file buffer.
 ///
 /// Unlike DataFusion's sink, a write that fails leaves no file: the first
 /// error of any column, file or of the input ends the write (on the
@@ -100,7 +107,7 @@ impl FlbaParquetSink {
             config,
             parquet_options,
             sorting_columns: None,
-            threads: 1,
+            threads: 0,
             written: Default::default(),
             plans: Default::default(),
             metrics: ExecutionPlanMetricsSet::new(),
@@ -114,14 +121,13 @@ impl FlbaParquetSink {
         self
     }
 
-    /// Threads that encode each file's columns (see `parquet_flba.threads`
-    /// in [`FlbaOptions`](crate::FlbaOptions)); 1 by default. On the
-    /// sequential path the file's writer runs on that many threads; on the
-    /// parallel path, above 1, each file is encoded by parquet-flba's
-    /// threaded engine on that many threads instead of DataFusion's layout
-    /// of one task per column (see the type's docs). The files are the same.
+    /// Threads that encode each file's columns (`parquet_flba.threads` in
+    /// [`FlbaOptions`](crate::FlbaOptions)): 0 (the default) chooses
+    /// (see [`Self::file_threads`]), 1 uses no engine threads (the
+    /// parallel path is then DataFusion's layout), above 1 that many
+    /// threads per file on both paths. The files are the same.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = threads;
         self
     }
 
@@ -145,9 +151,24 @@ impl FlbaParquetSink {
         self.sorting_columns.as_deref()
     }
 
-    /// Threads per file (see [`Self::with_threads`]).
+    /// The threads setting (see [`Self::with_threads`]; 0: chosen per
+    /// path).
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// Threads that encode a file on the parallel path (`parallel`) or the
+    /// sequential one: [`Self::with_threads`] if set; else on the parallel
+    /// path parquet-flba's worker pool
+    /// ([`parquet_flba::worker_threads`], the machine's cores unless
+    /// capped with [`parquet_flba::set_worker_threads`]) and 1 on the
+    /// sequential path. Always at least 1.
+    pub fn file_threads(&self, parallel: bool) -> usize {
+        match self.threads {
+            0 if parallel => parquet_flba::worker_threads().max(1),
+            0 => 1,
+            n => n,
+        }
     }
 
     /// Metadata of the files written so far, by path (with hive-style
@@ -248,11 +269,11 @@ impl FlbaParquetSink {
                 out,
                 schema,
                 self.writer_options(props),
-                self.threads,
+                self.file_threads(false),
                 reservation,
             )?;
             Ok(OpenFile::sequential(path, file, metrics.compute.clone()))
-        } else if self.threads > 1 {
+        } else if self.file_threads(true) > 1 {
             // parquet-flba's own threaded engine, row groups cut by rows.
             let reservation =
                 MemoryConsumer::new(format!("ParquetSink[{path}]")).register(context.memory_pool());
@@ -260,7 +281,7 @@ impl FlbaParquetSink {
                 out,
                 schema,
                 self.writer_options(row_count_cuts(props)),
-                self.threads,
+                self.file_threads(true),
                 reservation,
                 metrics.compute.clone(),
             )?;

@@ -145,7 +145,8 @@ async fn sequential_reservation_is_the_writer_memory_size_after_each_batch() {
     assert!(files(&dirs[0]) == files(&dirs[1]), "the files differ");
 }
 
-/// Parallel path: a column writer keeps its reservation
+/// Parallel path, DataFusion's layout (`parquet_flba.threads` 1): a column
+/// writer keeps its reservation
 /// (`ParquetSink(ArrowColumnWriter)`) until the row group's reservation
 /// (`ParquetSink(SerializedRowGroupWriter)`) has grown by the column's
 /// estimated size, as DataFusion's sink does; every consumer ends at 0.
@@ -157,6 +158,11 @@ async fn parallel_column_reservation_is_kept_until_the_row_group_holds_it() {
         let case = format!("registered={registered}");
         let pool = Recording::new(None);
         let ctx = context(registered, &pool, &data);
+        // DataFusion's layout of the parallel path (parquet-flba's engine
+        // is the default; see `threaded_parallel_path_reserves_per_file`).
+        if registered {
+            set_threads(&ctx, 1).await;
+        }
         let dir = scratch("parallel-memory");
         copy(&ctx, &dir, true, ", 'max_row_group_size' '10000'")
             .await

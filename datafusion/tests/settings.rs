@@ -88,9 +88,9 @@ async fn set_enabled_switches_between_the_sinks() {
         "INSERT INTO ext SELECT row, price FROM t".to_string(),
     ];
     for (setting, expect) in [
-        (None, Some(1)),
+        (None, Some(0)),
         (Some("false"), None),
-        (Some("true"), Some(1)),
+        (Some("true"), Some(0)),
     ] {
         if let Some(value) = setting {
             set(&ctx, &format!("SET parquet_flba.enabled = {value}")).await;

@@ -29,6 +29,17 @@ pub(super) trait FileEncoder<W: Write>: Send {
     }
     fn flushed_row_groups(&self) -> &[RowGroupMetaData];
     fn memory_size(&self) -> usize;
+    /// `memory_size` without waiting for work on other threads: what the
+    /// column writers on them last reported, and whether that is an
+    /// estimate (work may be queued) rather than `memory_size` itself.
+    fn memory_estimate(&self) -> (usize, bool) {
+        (self.memory_size(), false)
+    }
+    /// The memory of column writers on other threads, as they publish it
+    /// (none on one thread).
+    fn lane_memory(&self) -> Option<&std::sync::Arc<crate::memory::LaneMemory>> {
+        None
+    }
     fn in_progress_size(&self) -> usize;
     fn in_progress_rows(&self) -> usize;
     fn bytes_written(&self) -> usize;

@@ -10,6 +10,7 @@
 mod engine;
 mod options;
 mod record_batch_writer;
+mod reserving;
 mod row_groups;
 mod work;
 
@@ -178,18 +179,9 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// The batch is validated first; on error nothing of it is written and
     /// the writer can be used as before.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if let Some(r) = &mut self.reservation
-            && batch.num_rows() > 0
-        {
-            // Reserve for the worst case first, so a refusal writes nothing.
-            r.ensure(self.engine.get().memory_size() + batch.get_array_memory_size())?;
-        }
+        self.reserve_for(batch)?;
         let written = self.engine.get_mut().write(batch);
-        if self.reservation.is_some() && written.is_ok() {
-            // What the reservation counts is what the writer holds.
-            self.engine.get_mut().settle()?;
-        }
-        self.settle_reservation()?;
+        self.settle_after_write(batch, written.is_ok())?;
         written
     }
 
@@ -370,20 +362,7 @@ impl<W: Write + Send> ArrowWriter<W> {
 
     /// Bytes currently reserved from the [`MemoryListener`] (0 without one).
     pub fn reserved_memory(&self) -> usize {
-        self.reservation.as_ref().map_or(0, Reservation::reserved)
-    }
-
-    /// Brings the reservation in line with the memory now held: grows it if
-    /// encoding needed more than predicted, gives back unneeded blocks.
-    fn settle_reservation(&mut self) -> Result<()> {
-        // Only with a reservation: on several threads, `memory_size` waits
-        // for the columns' queued work.
-        if let Some(r) = &mut self.reservation {
-            let held = self.engine.get().memory_size();
-            r.ensure(held)?;
-            r.settle(held);
-        }
-        Ok(())
+        self.reserved_bytes()
     }
 
     /// Adds key-value metadata to the file footer.
@@ -415,9 +394,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// writer. Writing afterwards is an error.
     pub fn finish(&mut self) -> Result<ParquetMetaData> {
         let finished = self.engine.get_mut().finish();
-        if let Some(r) = &mut self.reservation {
-            r.settle(0);
-        }
+        self.release_reservation();
         finished
     }
 

@@ -96,6 +96,9 @@ pub(super) struct RowGroupWriter<W: Write> {
     lanes_made: usize,
     /// On the lanes: a full row group whose chunks are not yet spliced.
     closing: Option<Closing>,
+    /// The lanes' column writers' memory, as their columns last published
+    /// it (read without waiting for the lanes).
+    lane_memory: Arc<crate::memory::LaneMemory>,
     /// With more than one thread: each leaf's cost, in nanoseconds per
     /// 1,024 rows (guessed from its type when the threads are set, then
     /// measured), which orders the pool's work.
@@ -169,6 +172,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             lanes: None,
             lanes_made: 0,
             closing: None,
+            lane_memory: Arc::default(),
             costs: Arc::new([]),
             min_parallel: DEFAULT_MIN_PARALLEL,
             steps: (0, 0),

@@ -3,7 +3,7 @@
 //! their lanes with threads), the file's byte counts, footer and settings.
 
 use super::RowGroupWriter;
-use super::lanes::Lanes;
+use super::lanes::{Closing, Lanes};
 use super::parallel::column_name;
 use crate::plan::ColumnPlan;
 use crate::pool::Pool;
@@ -51,6 +51,22 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
             rg.writers.iter().map(|(_, w)| w.memory_size()).sum()
         });
         own + self.memory_on_lanes() + self.sink.get().memory_size()
+    }
+
+    fn memory_estimate(&self) -> (usize, bool) {
+        if self.lanes.is_none() && self.closing.is_none() {
+            return (FileEncoder::memory_size(self), false);
+        }
+        let own: usize = self.in_progress.as_ref().map_or(0, |rg| {
+            rg.writers.iter().map(|(_, w)| w.memory_size()).sum()
+        });
+        let lanes = self.lane_memory.published();
+        let chunks = self.closing.as_ref().map_or(0, Closing::chunk_bytes_so_far);
+        (own + lanes + chunks + self.sink.get().memory_size(), true)
+    }
+
+    fn lane_memory(&self) -> Option<&Arc<crate::memory::LaneMemory>> {
+        self.pool.as_ref().map(|_| &self.lane_memory)
     }
 
     fn in_progress_size(&self) -> usize {
@@ -149,7 +165,7 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
                 first,
                 writers,
                 &mut self.chunkers,
-                self.costs.clone(),
+                (self.costs.clone(), &self.lane_memory),
                 name,
             );
             self.lanes = Some(Arc::new(lanes));

@@ -25,6 +25,7 @@ pub(super) use closing::Closing;
 
 use crate::cdc::Chunker;
 use crate::column::{ArrowColumnWriter, ArrowLeafColumn};
+use crate::memory::LaneMemory;
 use crate::pool::{Lane, Op, Pool, Take, run_caught};
 use closing::ChunkSlot;
 use parquet::errors::{ParquetError, Result};
@@ -73,12 +74,33 @@ pub(super) struct Column {
     costs: Costs,
     /// Set by any column's failure, so the writer notices without waiting.
     failed: Arc<AtomicBool>,
+    /// The writer's lanes' memory as last published by their columns.
+    memory: Arc<LaneMemory>,
+    /// This column's part of `memory`.
+    published: usize,
 }
 
 impl Column {
     fn fail(&mut self, e: ParquetError) {
         self.error.get_or_insert(e);
         self.failed.store(true, SeqCst);
+    }
+
+    /// Publishes the column writer's `memory_size()` (0 once it is gone)
+    /// to the writer's [`LaneMemory`], read without waiting for the lane.
+    fn publish(&mut self) {
+        let now = self
+            .writer
+            .as_ref()
+            .map_or(0, ArrowColumnWriter::memory_size);
+        self.memory.change(self.published, now);
+        self.published = now;
+    }
+}
+
+impl Drop for Column {
+    fn drop(&mut self) {
+        self.memory.change(self.published, 0);
     }
 }
 
@@ -95,13 +117,14 @@ pub(super) struct Lanes {
 impl Lanes {
     /// Lanes on `pool` for `writers`, numbered from `first` (older row
     /// groups' lanes have lower numbers: they are needed first), with the
-    /// leaves' chunkers taken out of `chunkers`; `name` names a leaf.
+    /// leaves' chunkers taken out of `chunkers`; `name` names a leaf; the
+    /// columns publish their writers' memory to `memory`.
     pub(super) fn new(
         pool: Pool,
         first: usize,
         writers: Vec<(usize, ArrowColumnWriter)>,
         chunkers: &mut Option<Vec<Option<Chunker>>>,
-        costs: Costs,
+        (costs, memory): (Costs, &Arc<LaneMemory>),
         name: impl Fn(usize) -> String,
     ) -> Self {
         let failed = Arc::new(AtomicBool::new(false));
@@ -114,7 +137,7 @@ impl Lanes {
                     .as_mut()
                     .and_then(|c| c.get_mut(leaf))
                     .and_then(Option::take);
-                let column = Column {
+                let mut column = Column {
                     leaf,
                     name: name(leaf),
                     writer: Some(writer),
@@ -122,7 +145,10 @@ impl Lanes {
                     error: None,
                     costs: Arc::clone(&costs),
                     failed: Arc::clone(&failed),
+                    memory: Arc::clone(memory),
+                    published: 0,
                 };
+                column.publish();
                 pool.lane(first + index, column)
             })
             .collect();
@@ -145,7 +171,10 @@ impl Lanes {
     pub(super) fn begin(&self, writers: Vec<(usize, ArrowColumnWriter)>) -> Result<()> {
         self.check_count(writers.len())?;
         let ops = self.lanes.iter().zip(writers).map(|(lane, (_, writer))| {
-            let op: Op<Column> = Box::new(move |c: &mut Column| c.writer = Some(writer));
+            let op: Op<Column> = Box::new(move |c: &mut Column| {
+                c.writer = Some(writer);
+                c.publish();
+            });
             (lane, 0, 0, op)
         });
         self.pool.push_all(ops);
@@ -228,7 +257,10 @@ impl Lanes {
                     c.fail(e);
                     failed_column(&c.name)
                 });
+                // The chunk is counted (in its slot) before the writer's
+                // memory is given back.
                 filled.fill(chunk);
+                c.publish();
             });
             ops.push((lane, 0, 1, op));
             slots.push((*leaf, slot));
@@ -306,6 +338,7 @@ impl Lanes {
                 if let Some(writer) = c.writer.take() {
                     writers.push((c.leaf, writer));
                 }
+                c.publish();
             });
         }
         writers
@@ -340,6 +373,7 @@ fn write_leaf(c: &mut Column, column: &ArrowLeafColumn, rows: usize, rows_left: 
     let start = Instant::now();
     let written = writer.write_checked(column, c.chunker.as_mut(), rows_left);
     fold_cost(&c.costs, c.leaf, start.elapsed(), rows);
+    c.publish();
     if let Err(e) = written {
         c.fail(e);
     }

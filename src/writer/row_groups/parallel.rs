@@ -105,7 +105,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
                     first,
                     writers,
                     &mut self.chunkers,
-                    self.costs.clone(),
+                    (self.costs.clone(), &self.lane_memory),
                     name,
                 );
                 self.lanes = Some(Arc::new(lanes));

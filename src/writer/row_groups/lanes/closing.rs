@@ -128,6 +128,11 @@ impl Closing {
         self.slots.iter().map(|(_, s)| s.bytes(bloom)).sum()
     }
 
+    /// The bytes of the chunks that are in so far, without waiting.
+    pub(in crate::writer::row_groups) fn chunk_bytes_so_far(&self) -> usize {
+        self.slots.iter().map(|(_, s)| s.bytes(false)).sum()
+    }
+
     /// Memory held by the chunks that are in, and by the column writers
     /// still open on its lanes (once they are idle).
     pub(in crate::writer::row_groups) fn memory(&self) -> usize {
