@@ -78,7 +78,9 @@ use crate::{display, encryption, sorting};
 /// engine's parallel path the same consumer, through a
 /// [`ReservationListener`](crate::ReservationListener) (64 KiB steps):
 /// before each write what the writer holds plus the batch, and whatever
-/// its columns hold beyond that while they encode; on DataFusion's layout
+/// its columns hold beyond that while they encode, and
+/// `ParquetSink(SerializedFileWriter)` for the output pieces on their way
+/// to the upload (at most 9 MiB); on DataFusion's layout
 /// each column writer's `memory_size()` after each array, kept until its
 /// chunk is closed, the row group's estimated size until its first chunk
 /// is in the file buffer, and the file buffer.
@@ -277,12 +279,14 @@ impl FlbaParquetSink {
             // parquet-flba's own threaded engine, row groups cut by rows.
             let reservation =
                 MemoryConsumer::new(format!("ParquetSink[{path}]")).register(context.memory_pool());
+            let in_flight = MemoryConsumer::new("ParquetSink(SerializedFileWriter)")
+                .register(context.memory_pool());
             let file = ThreadedFile::new(
                 out,
                 schema,
                 self.writer_options(row_count_cuts(props)),
                 self.file_threads(true),
-                reservation,
+                (reservation, in_flight),
                 metrics.compute.clone(),
             )?;
             Ok(OpenFile::threaded(path, file))

@@ -69,6 +69,10 @@ pub(crate) fn row_count_cuts(props: WriterProperties) -> WriterProperties {
 struct Pieces {
     buffer: Vec<u8>,
     upload: Option<Sender<Bytes>>,
+    /// The pieces on their way to the upload
+    /// (`ParquetSink(SerializedFileWriter)`, DataFusion's name for its
+    /// file buffer); grown here, shrunk once the upload has a piece.
+    in_flight: Arc<MemoryReservation>,
 }
 
 impl Pieces {
@@ -81,6 +85,7 @@ impl Pieces {
             return Ok(());
         }
         let piece = std::mem::replace(&mut self.buffer, Vec::with_capacity(PIECE));
+        self.in_flight.grow(piece.len());
         upload
             .blocking_send(Bytes::from(piece))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the upload has ended"))
@@ -118,6 +123,8 @@ pub(crate) struct ThreadedFile {
     writer: Option<ArrowWriter<Pieces>>,
     plan: ColumnPlan,
     pieces: Receiver<Bytes>,
+    /// What [`Pieces`] reserves for the pieces in flight.
+    in_flight: Arc<MemoryReservation>,
     out: BufWriter,
     /// The pool's view of the writer's memory (`ParquetSink[<path>]`).
     listener: Arc<ReservationListener>,
@@ -127,21 +134,25 @@ pub(crate) struct ThreadedFile {
 }
 
 impl ThreadedFile {
-    /// A writer of `schema` to `out` on `threads` threads, reserving
-    /// through `reservation`; `options` should carry [`row_count_cuts`].
+    /// A writer of `schema` to `out` on `threads` threads, reserving its
+    /// memory through `reservation` (`ParquetSink[<path>]`) and the output
+    /// on its way to the upload through `in_flight`; `options` should carry
+    /// [`row_count_cuts`].
     pub(crate) fn new(
         out: BufWriter,
         schema: SchemaRef,
         options: ArrowWriterOptions,
         threads: usize,
-        reservation: MemoryReservation,
+        (reservation, in_flight): (MemoryReservation, MemoryReservation),
         encoding_time: Time,
     ) -> Result<Self> {
         let listener = Arc::new(ReservationListener::new(reservation));
+        let in_flight = Arc::new(in_flight);
         let (upload, pieces) = mpsc::channel(PIECES_IN_FLIGHT);
         let output = Pieces {
             buffer: Vec::with_capacity(PIECE),
             upload: Some(upload),
+            in_flight: Arc::clone(&in_flight),
         };
         let writer = ArrowWriter::try_new_with_options(output, schema, options)?
             .with_memory_listener(Arc::clone(&listener) as _)
@@ -151,6 +162,7 @@ impl ThreadedFile {
             plan: writer.column_plan().clone(),
             writer: Some(writer),
             pieces,
+            in_flight,
             out,
             listener,
             encoding_time,
@@ -179,7 +191,9 @@ impl ThreadedFile {
         let task = SpawnedTask::spawn_blocking(move || drive(writer, batches, &stop, &time));
         // Until the writer detaches its output (or fails and drops it).
         while let Some(piece) = self.pieces.recv().await {
+            let bytes = piece.len();
             self.out.put(piece).await?;
+            self.in_flight.shrink(bytes.min(self.in_flight.size()));
         }
         let (writer, result) = task
             .join_unwind()
