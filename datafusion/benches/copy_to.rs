@@ -2,9 +2,9 @@
 //! same in-memory table in one run: a decimal- and UUID-heavy table, parallel
 //! (DataFusion's default) and sequential single-file writes, with
 //! DataFusion's default codec (zstd(3)) and uncompressed
-//! (`copy_to/uncompressed/...`); on the parallel path also parquet-flba's
-//! threaded engine (`parquet_flba.threads` = the machine's cores,
-//! `.../parallel/flba-threadsN`).
+//! (`copy_to/uncompressed/...`); on the parallel path parquet-flba runs its
+//! threaded engine (the default) and, as `.../parallel/flba-layout`,
+//! DataFusion's layout of one task per column (`parquet_flba.threads = 1`).
 //!
 //! `cargo bench --bench copy_to` (inside `datafusion/`).
 
@@ -32,23 +32,24 @@ fn copy_to(c: &mut Criterion) {
     ] {
         for parallel in [true, false] {
             let mode = if parallel { "parallel" } else { "sequential" };
-            // parquet-flba with `parquet_flba.threads` = the machine's
-            // cores: on the parallel path, its own threaded engine.
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            for (registered, threads) in [(false, 1), (true, 1), (true, cores)] {
-                if threads > 1 && !parallel {
+            // parquet-flba at its defaults (on the parallel path its own
+            // threaded engine), and on the parallel path also with
+            // `parquet_flba.threads = 1`: DataFusion's layout of one task
+            // per column on parquet-flba's column writers.
+            for (registered, layout) in [(false, false), (true, false), (true, true)] {
+                if layout && !parallel {
                     continue;
                 }
                 let ctx = common::context(registered, 1, &data).unwrap();
-                let writer = match (registered, threads) {
-                    (false, _) => "stock".to_string(),
-                    (true, 1) => "flba".to_string(),
-                    (true, n) => format!("flba-threads{n}"),
+                let writer = match (registered, layout) {
+                    (false, _) => "stock",
+                    (true, false) => "flba",
+                    (true, true) => "flba-layout",
                 };
-                if threads > 1 {
-                    let set = format!("SET parquet_flba.threads = {threads}");
+                if layout {
                     runtime.block_on(async {
-                        ctx.sql(&set).await.unwrap().collect().await.unwrap();
+                        let set = "SET parquet_flba.threads = 1";
+                        ctx.sql(set).await.unwrap().collect().await.unwrap();
                     });
                 }
                 let sql = format!(

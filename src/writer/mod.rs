@@ -285,8 +285,13 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// the first write after its columns are closed, at the latest when
     /// the next row group fills or the writer is flushed). With a
     /// [`MemoryListener`], each write also copies out a full row group
-    /// before it returns, so that the reservation covers what one thread
-    /// holds.
+    /// before it returns, and reserves without waiting for the lanes: from
+    /// what each column published after its last operation, plus the
+    /// batch; a column that comes to hold more than the reservation leaves
+    /// for the lanes reserves the rest from the listener itself, so the
+    /// reservation covers [`memory_size`](Self::memory_size) at all times
+    /// (a refusal met there fails the next write, before anything of it is
+    /// queued).
     ///
     /// # When it pays
     ///
