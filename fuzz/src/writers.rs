@@ -208,7 +208,7 @@ fn check_flba_reservation<W: std::io::Write + Send>(
         let memory = wr.memory_size();
         let reserved = wr.reserved_memory();
         assert!(
-            reserved >= memory && listener.held() == reserved && reserved % block == 0,
+            reserved >= memory && listener.held() == reserved && reserved.is_multiple_of(block),
             "BUG: after {at} on {} threads: reserved_memory() = {reserved}, listener holds {}, \
              memory_size() = {memory} (blocks of {block})",
             o.threads,
