@@ -58,9 +58,9 @@ async fn main() -> Result<()> {
             computes[i].push(compute);
         }
         let a = std::fs::read(dir.join(format!("w0-{round}.parquet")))?;
-        for i in 1..sinks.len() {
+        for (i, (name, _)) in sinks.iter().enumerate().skip(1) {
             let b = std::fs::read(dir.join(format!("w{i}-{round}.parquet")))?;
-            assert!(a == b, "round {round}: the files differ ({})", sinks[i].0);
+            assert!(a == b, "round {round}: the files differ ({name})");
         }
         if round == 0 {
             println!("files identical: {} bytes", a.len());

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
@@ -99,6 +99,11 @@ pub struct FlbaParquetSink {
     written: Arc<Mutex<HashMap<Path, ParquetMetaData>>>,
     plans: Arc<Mutex<HashMap<Path, ColumnPlan>>>,
     metrics: ExecutionPlanMetricsSet,
+    /// Made once per sink, not per file: the writer properties without
+    /// encryption (with the Arrow schema encoded for the footer), and the
+    /// schema the files are written with.
+    properties: OnceLock<WriterProperties>,
+    schema: OnceLock<SchemaRef>,
 }
 
 impl FlbaParquetSink {
@@ -113,6 +118,8 @@ impl FlbaParquetSink {
             written: Default::default(),
             plans: Default::default(),
             metrics: ExecutionPlanMetricsSet::new(),
+            properties: OnceLock::new(),
+            schema: OnceLock::new(),
         }
     }
 
@@ -193,15 +200,19 @@ impl FlbaParquetSink {
         let props = encryption::given(self.properties()?, &self.parquet_options, &Path::default())?;
         let writer = ArrowWriter::try_new_with_options(
             Vec::new(),
-            get_writer_schema(&self.config),
+            self.writer_schema(),
             self.writer_options(props.build()),
         )?;
         Ok(writer.column_plan().clone())
     }
 
     /// The writer properties from the options (with the Arrow schema unless
-    /// `skip_arrow_metadata`) and the sorting columns, without encryption.
+    /// `skip_arrow_metadata`) and the sorting columns, without encryption;
+    /// made on first use and kept for every file of the sink.
     fn properties(&self) -> Result<WriterPropertiesBuilder> {
+        if let Some(props) = self.properties.get() {
+            return Ok(props.clone().into_builder());
+        }
         let mut options = self.parquet_options.clone();
         if !options.global.skip_arrow_metadata {
             options.arrow_schema(self.config.output_schema());
@@ -210,7 +221,14 @@ impl FlbaParquetSink {
         if let Some(columns) = &self.sorting_columns {
             builder = builder.set_sorting_columns(Some(columns.clone()));
         }
-        Ok(builder)
+        let props = self.properties.get_or_init(|| builder.build());
+        Ok(props.clone().into_builder())
+    }
+
+    /// The schema the files are written with (without the partition
+    /// columns unless kept), made once.
+    fn writer_schema(&self) -> SchemaRef {
+        Arc::clone(self.schema.get_or_init(|| get_writer_schema(&self.config)))
     }
 
     /// The writer properties of the file at `path`: [`Self::properties`]
@@ -256,7 +274,7 @@ impl FlbaParquetSink {
         let props = self
             .writer_properties(&context.runtime_env(), &path)
             .await?;
-        let schema = get_writer_schema(&self.config);
+        let schema = self.writer_schema();
         let buffer_size = context
             .session_config()
             .options()
