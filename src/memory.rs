@@ -188,10 +188,13 @@ impl LaneMemory {
         });
     }
 
-    /// Sets how much of the writer's reservation covers the lanes.
+    /// Sets how much of the writer's reservation covers the lanes, and
+    /// reserves at once what they hold beyond it (a column may have
+    /// published more since the writer read the figures it set it from).
     pub(crate) fn set_allowance(&self, bytes: usize) {
         if let Some(cover) = self.cover.get() {
             cover.allowance.store(bytes, Relaxed);
+            cover.cover(self.published());
         }
     }
 
