@@ -58,7 +58,7 @@ use crate::{display, encryption, sorting};
 /// encoded side by side, compressed pages are shared out within a column
 /// when there are fewer columns than threads, each column is closed where
 /// it was encoded, and the row group's chunks are copied into the output
-/// in 1 MiB pieces, each handed to the upload while the next is filled.
+/// in 256 KiB pieces, each handed to the upload while the next is filled.
 /// The engine bounds what is in flight (one full row group being closed
 /// while the next fills), which is within what DataFusion's defaults for
 /// `maximum_parallel_row_group_writers` (1) and
@@ -78,9 +78,8 @@ use crate::{display, encryption, sorting};
 /// engine's parallel path the same consumer, through a
 /// [`ReservationListener`](crate::ReservationListener) (64 KiB steps):
 /// before each write what the writer holds plus the batch, and whatever
-/// its columns hold beyond that while they encode, and
-/// `ParquetSink(SerializedFileWriter)` for the output pieces on their way
-/// to the upload (at most 9 MiB); on DataFusion's layout
+/// its columns hold beyond that while they encode, and the output pieces
+/// on their way to the upload (at most 1.25 MiB); on DataFusion's layout
 /// each column writer's `memory_size()` after each array, kept until its
 /// chunk is closed, the row group's estimated size until its first chunk
 /// is in the file buffer, and the file buffer.
@@ -297,14 +296,12 @@ impl FlbaParquetSink {
             // parquet-flba's own threaded engine, row groups cut by rows.
             let reservation =
                 MemoryConsumer::new(format!("ParquetSink[{path}]")).register(context.memory_pool());
-            let in_flight = MemoryConsumer::new("ParquetSink(SerializedFileWriter)")
-                .register(context.memory_pool());
             let file = ThreadedFile::new(
                 out,
                 schema,
                 self.writer_options(row_count_cuts(props)),
                 self.file_threads(true),
-                (reservation, in_flight),
+                reservation,
                 metrics.compute.clone(),
             )?;
             Ok(OpenFile::threaded(path, file))

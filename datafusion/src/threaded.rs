@@ -36,7 +36,7 @@ use datafusion::physical_plan::metrics::Time;
 use parquet_flba::parquet::errors::ParquetError;
 use parquet_flba::parquet::file::metadata::ParquetMetaData;
 use parquet_flba::parquet::file::properties::{DEFAULT_MAX_ROW_GROUP_ROW_COUNT, WriterProperties};
-use parquet_flba::{ArrowWriter, ArrowWriterOptions, ColumnPlan};
+use parquet_flba::{ArrowWriter, ArrowWriterOptions, ColumnPlan, MemoryListener};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc::{self, Receiver, Sender};
 
@@ -46,9 +46,9 @@ use crate::memory::ReservationListener;
 /// sized for DataFusion's own sink is not overshot by the rounding.
 pub(crate) const RESERVATION_BLOCK: usize = 64 << 10;
 /// Output is handed to the upload in pieces of this many bytes.
-const PIECE: usize = 1 << 20;
+const PIECE: usize = 256 << 10;
 /// Pieces on their way to the upload before the writer waits.
-const PIECES_IN_FLIGHT: usize = 8;
+const PIECES_IN_FLIGHT: usize = 4;
 
 /// The properties of a file written on the parallel path: `props` with
 /// row groups cut by rows alone, as DataFusion's parallel path cuts them
@@ -69,10 +69,11 @@ pub(crate) fn row_count_cuts(props: WriterProperties) -> WriterProperties {
 struct Pieces {
     buffer: Vec<u8>,
     upload: Option<Sender<Bytes>>,
-    /// The pieces on their way to the upload
-    /// (`ParquetSink(SerializedFileWriter)`, DataFusion's name for its
-    /// file buffer); grown here, shrunk once the upload has a piece.
-    in_flight: Arc<MemoryReservation>,
+    /// The writer's reservation, which also covers the pieces on their
+    /// way to the upload: grown here (a refusal fails the write as
+    /// DataFusion's `ResourcesExhausted`), shrunk once the upload has a
+    /// piece.
+    listener: Arc<ReservationListener>,
 }
 
 impl Pieces {
@@ -84,8 +85,10 @@ impl Pieces {
         if self.buffer.is_empty() {
             return Ok(());
         }
+        self.listener
+            .try_grow(self.buffer.len())
+            .map_err(io::Error::other)?;
         let piece = std::mem::replace(&mut self.buffer, Vec::with_capacity(PIECE));
-        self.in_flight.grow(piece.len());
         upload
             .blocking_send(Bytes::from(piece))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the upload has ended"))
@@ -123,8 +126,6 @@ pub(crate) struct ThreadedFile {
     writer: Option<ArrowWriter<Pieces>>,
     plan: ColumnPlan,
     pieces: Receiver<Bytes>,
-    /// What [`Pieces`] reserves for the pieces in flight.
-    in_flight: Arc<MemoryReservation>,
     out: BufWriter,
     /// The pool's view of the writer's memory (`ParquetSink[<path>]`).
     listener: Arc<ReservationListener>,
@@ -135,24 +136,23 @@ pub(crate) struct ThreadedFile {
 
 impl ThreadedFile {
     /// A writer of `schema` to `out` on `threads` threads, reserving its
-    /// memory through `reservation` (`ParquetSink[<path>]`) and the output
-    /// on its way to the upload through `in_flight`; `options` should carry
+    /// memory and the output on its way to the upload through
+    /// `reservation` (`ParquetSink[<path>]`); `options` should carry
     /// [`row_count_cuts`].
     pub(crate) fn new(
         out: BufWriter,
         schema: SchemaRef,
         options: ArrowWriterOptions,
         threads: usize,
-        (reservation, in_flight): (MemoryReservation, MemoryReservation),
+        reservation: MemoryReservation,
         encoding_time: Time,
     ) -> Result<Self> {
         let listener = Arc::new(ReservationListener::new(reservation));
-        let in_flight = Arc::new(in_flight);
         let (upload, pieces) = mpsc::channel(PIECES_IN_FLIGHT);
         let output = Pieces {
             buffer: Vec::with_capacity(PIECE),
             upload: Some(upload),
-            in_flight: Arc::clone(&in_flight),
+            listener: Arc::clone(&listener),
         };
         let writer = ArrowWriter::try_new_with_options(output, schema, options)?
             .with_memory_listener(Arc::clone(&listener) as _)
@@ -162,7 +162,6 @@ impl ThreadedFile {
             plan: writer.column_plan().clone(),
             writer: Some(writer),
             pieces,
-            in_flight,
             out,
             listener,
             encoding_time,
@@ -193,7 +192,7 @@ impl ThreadedFile {
         while let Some(piece) = self.pieces.recv().await {
             let bytes = piece.len();
             self.out.put(piece).await?;
-            self.in_flight.shrink(bytes.min(self.in_flight.size()));
+            self.listener.shrink(bytes);
         }
         let (writer, result) = task
             .join_unwind()

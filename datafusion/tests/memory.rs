@@ -261,10 +261,10 @@ async fn set_threads(ctx: &SessionContext, threads: usize) {
 }
 
 /// The parallel path on parquet-flba's threaded engine
-/// (`parquet_flba.threads` 3): per file, `ParquetSink[<path>]` (none of
-/// DataFusion's per-column ones), reserved before each write through the
-/// writer's memory listener, and `ParquetSink(SerializedFileWriter)` for
-/// the output on its way to the upload; the file is DataFusion's; the
+/// (`parquet_flba.threads` 3): one consumer per file, `ParquetSink[<path>]`
+/// (none of DataFusion's per-column ones), reserved before each write
+/// through the writer's memory listener and covering the output on its way
+/// to the upload too; the file is DataFusion's; the
 /// pool ends at 0; and a pool too small for it fails the write with
 /// DataFusion's `ResourcesExhausted`, leaving the pool at 0.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -289,11 +289,9 @@ async fn threaded_parallel_path_reserves_per_file() {
     copy(&ctx, &dir, true, options).await.unwrap();
     assert!(files(&stock_dir) == files(&dir), "the files differ");
     assert_pool_empty(&pool, "threaded").await;
-    let mut names: Vec<String> = pool.consumers().into_iter().map(|(_, n)| n).collect();
-    names.sort();
-    assert_eq!(names.len(), 2, "{names:?}");
-    assert_eq!(names[0], "ParquetSink(SerializedFileWriter)", "{names:?}");
-    assert!(names[1].starts_with("ParquetSink["), "{names:?}");
+    let names: Vec<String> = pool.consumers().into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].starts_with("ParquetSink["), "{names:?}");
     eprintln!(
         "threaded: peak {} bytes, {:.2}x DataFusion's",
         pool.peak(),
@@ -326,7 +324,8 @@ const OPTS: &str = "";
 /// the same process wrote first), the sink neither takes page blocks from
 /// it nor gives any back, on both paths: everything its writers hold is in
 /// the pool's reservations, and the same COPY runs again under a pool of
-/// its own peak (plus 1 MiB for the parallel path's timing) with the same
+/// its own peak (twice that on the parallel path, whose peak depends on
+/// timing) with the same
 /// file. Fails when the sink's writers use the cache (the cache's size
 /// changes).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -347,7 +346,9 @@ async fn the_sink_stays_out_of_the_block_cache() {
             .await
             .unwrap();
         assert_eq!(block_cache_bytes(), cached, "{case}: the cache changed");
-        let limit = pool.peak() + if parallel { 1 << 20 } else { 0 };
+        // The parallel path's peak depends on timing (how far the columns
+        // run ahead of the writer, pieces on their way to the upload).
+        let limit = pool.peak() * if parallel { 2 } else { 1 };
         let small = Recording::new(Some(limit));
         let second = scratch("cache-second");
         copy(&context(true, &small, &data), &second, parallel, OPTS)
