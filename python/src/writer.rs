@@ -1,0 +1,310 @@
+//! `_native.Writer`: one Parquet file being written, behind
+//! `parquet_flba.ParquetWriter` and `parquet_flba.write_table`.
+//!
+//! Each `write` reads its data batch by batch with the GIL released,
+//! checking for signals (Ctrl-C) between batches, and ends its row groups
+//! as pyarrow's `ParquetWriter.write_table` does: row groups of
+//! `row_group_size` rows, the last one of the call possibly shorter. The
+//! Rust writer is opened by the first write, with that write's row-group
+//! size, so that it cuts row groups itself (and, on several threads,
+//! overlaps one row group's encoding with the next); a later write with a
+//! smaller size is cut here.
+
+use crate::engine::{Engine, Kind, column_plan};
+use crate::errors::{Failure, Result, guard};
+use crate::input::Source;
+use crate::options::{Settings, settings};
+use crate::schema::{check_same, conform};
+use crate::sink::{Output, Sink};
+use crate::versions::parquet::file::metadata::KeyValue;
+use crate::versions::{RecordBatch, Schema, SchemaRef};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::{Arc, Mutex};
+
+/// The state of a file.
+enum State {
+    /// Opened, no Rust writer yet.
+    Pending(Output),
+    /// Written to; the Rust writer cuts row groups of `rows` rows.
+    Open { engine: Engine, rows: usize },
+    /// Closed, or abandoned after a failure.
+    Done,
+}
+
+/// A Parquet file being written (see the module docs).
+#[pyclass(module = "parquet_flba._native", name = "Writer")]
+pub struct Writer {
+    sink: Sink,
+    /// The input's schema (what each write must bring).
+    schema: SchemaRef,
+    /// The file's schema.
+    target: SchemaRef,
+    settings: Settings,
+    kind: Kind,
+    threads: usize,
+    metadata: Vec<KeyValue>,
+    state: Mutex<State>,
+}
+
+#[pymethods]
+impl Writer {
+    /// Opens `where` for data of `schema` (an object with
+    /// `__arrow_c_schema__`), with `options` from `_options.py`.
+    #[new]
+    #[pyo3(signature = (sink, schema, options, threads, oracle=false))]
+    fn new(
+        sink: &Bound<'_, PyAny>,
+        schema: &Bound<'_, PyAny>,
+        options: &Bound<'_, PyDict>,
+        threads: usize,
+        oracle: bool,
+    ) -> PyResult<Self> {
+        let schema = crate::input::schema_of(schema)?;
+        Ok(Self::open(sink, schema, options, threads, oracle)?)
+    }
+
+    /// Writes `data` (see `input.rs`), in row groups of `row_group_size`.
+    fn write(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        row_group_size: usize,
+    ) -> PyResult<()> {
+        let source = Source::from_py(data)?;
+        self.write_from(py, source, row_group_size)
+    }
+
+    /// Adds key-value pairs to the footer.
+    fn add_key_value_metadata(&mut self, pairs: Vec<(String, String)>) -> PyResult<()> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        for (key, value) in pairs {
+            let kv = KeyValue::new(key, value);
+            match &mut *state {
+                State::Open { engine, .. } => engine.append_key_value_metadata(kv),
+                _ => self.metadata.push(kv),
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the footer and closes the file (a file object is flushed,
+    /// not closed). Closing twice does nothing.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self.lock()?;
+        if matches!(*state, State::Done) {
+            return Ok(());
+        }
+        let open: &mut State = &mut state;
+        let result = py.detach(|| guard(|| self.finish(open)));
+        self.settle(&mut state, result)
+    }
+
+    /// Abandons the file: no footer; a file the writer created at a path is
+    /// removed.
+    fn abort(&self) -> PyResult<()> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if !matches!(*state, State::Done) {
+            *state = State::Done;
+            self.sink.discard();
+        }
+        Ok(())
+    }
+
+    /// Whether the file is still open for writing.
+    #[getter]
+    fn is_open(&self) -> bool {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        !matches!(*state, State::Done)
+    }
+
+    /// Each leaf column's path, `"fast"` or `"parquet"`, and why a leaf is
+    /// left to parquet.
+    fn column_plan(&self) -> PyResult<Vec<(String, String, Option<String>)>> {
+        Ok(guard(|| column_plan(self.target.clone(), &self.settings))?)
+    }
+}
+
+impl Writer {
+    /// Opens a writer for data of `schema`.
+    pub fn open(
+        sink: &Bound<'_, PyAny>,
+        schema: Schema,
+        options: &Bound<'_, PyDict>,
+        threads: usize,
+        oracle: bool,
+    ) -> Result<Self> {
+        let settings = settings(options, &schema)?;
+        let target = Arc::new(settings.rules.target(&schema));
+        let (sink, output) = Sink::open(sink)?;
+        Ok(Writer {
+            sink,
+            schema: Arc::new(schema),
+            target,
+            settings,
+            kind: if oracle { Kind::Parquet } else { Kind::Flba },
+            threads: threads.max(1),
+            metadata: Vec::new(),
+            state: Mutex::new(State::Pending(output)),
+        })
+    }
+
+    /// Writes everything `source` yields (see [`Writer::write`]).
+    pub fn write_from(&self, py: Python<'_>, mut source: Source, rows: usize) -> PyResult<()> {
+        check_same(&source.schema(), &self.schema)?;
+        let mut state = self.lock()?;
+        if matches!(*state, State::Done) {
+            return Err(Failure::Value("the writer is closed".into()).into());
+        }
+        let open: &mut State = &mut state;
+        let result = py.detach(|| guard(|| self.write_source(open, &mut source, rows)));
+        drop(source);
+        self.settle(&mut state, result)
+    }
+
+    /// Closes the file (see [`Writer::close`]).
+    pub fn close_file(&self, py: Python<'_>) -> PyResult<()> {
+        self.close(py)
+    }
+
+    /// Abandons the file (see [`Writer::abort`]).
+    pub fn abort_file(&self) {
+        let _ = self.abort();
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
+        self.state
+            .try_lock()
+            .map_err(|_| Failure::Value("the writer is in use by another thread".into()))
+    }
+
+    fn write_source(&self, state: &mut State, source: &mut Source, rows: usize) -> Result<()> {
+        let (engine, cut) = self.engine(state, rows)?;
+        let mut in_group = 0usize;
+        loop {
+            Python::attach(|py| py.check_signals())?;
+            let Some(batch) = source.next_batch()? else {
+                break;
+            };
+            let batch = conform(batch, &self.target)?;
+            match cut {
+                None => engine.write(&batch)?,
+                Some(rows) => write_cut(engine, &batch, rows, &mut in_group)?,
+            }
+        }
+        if engine.in_progress_rows() > 0 {
+            engine.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The open engine, and the row-group size this call must cut at
+    /// itself (when smaller than the engine's).
+    fn engine<'s>(
+        &self,
+        state: &'s mut State,
+        rows: usize,
+    ) -> Result<(&'s mut Engine, Option<usize>)> {
+        if let State::Pending(_) = state {
+            let State::Pending(output) = std::mem::replace(state, State::Done) else {
+                unreachable!()
+            };
+            let mut engine = Engine::open(
+                self.kind,
+                output,
+                self.target.clone(),
+                &self.settings,
+                rows,
+                self.threads,
+            )?;
+            for kv in &self.metadata {
+                engine.append_key_value_metadata(kv.clone());
+            }
+            *state = State::Open { engine, rows };
+        }
+        match state {
+            State::Open {
+                engine,
+                rows: open_rows,
+            } => {
+                let cut = match rows.cmp(open_rows) {
+                    std::cmp::Ordering::Equal => None,
+                    std::cmp::Ordering::Less => Some(rows),
+                    std::cmp::Ordering::Greater => {
+                        return Err(Failure::Value(format!(
+                            "row_group_size={rows} is larger than this writer's first write's \
+                             ({open_rows}): its row groups cannot grow; pass the largest \
+                             row_group_size first"
+                        )));
+                    }
+                };
+                Ok((engine, cut))
+            }
+            _ => Err(Failure::Value("the writer is closed".into())),
+        }
+    }
+
+    fn finish(&self, state: &mut State) -> Result<()> {
+        let engine = match std::mem::replace(state, State::Done) {
+            State::Done => return Ok(()),
+            State::Pending(output) => {
+                let mut engine = Engine::open(
+                    self.kind,
+                    output,
+                    self.target.clone(),
+                    &self.settings,
+                    self.settings.row_group_size,
+                    self.threads,
+                )?;
+                for kv in &self.metadata {
+                    engine.append_key_value_metadata(kv.clone());
+                }
+                engine
+            }
+            State::Open { engine, .. } => engine,
+        };
+        let mut output = engine.finish()?;
+        std::io::Write::flush(&mut output)?;
+        if let Output::Object(o) = output {
+            o.into_inner().map_err(|e| Failure::Io(e.into_error()))?;
+        }
+        Ok(())
+    }
+
+    /// Reports `result`; after a failure that leaves the file unusable (a
+    /// panic, or a failure while closing), the file is abandoned.
+    fn settle(&self, state: &mut State, result: Result<()>) -> PyResult<()> {
+        let Err(failure) = result else {
+            return Ok(());
+        };
+        let failure = self.sink.explain(failure);
+        let fatal = matches!(failure, Failure::Panic(_)) || matches!(state, State::Done);
+        if fatal {
+            *state = State::Done;
+            self.sink.discard();
+        }
+        Err(failure.into())
+    }
+}
+
+/// Writes `batch` in row groups of `rows` rows, `in_group` being the rows
+/// the row group in progress already has.
+fn write_cut(
+    engine: &mut Engine,
+    batch: &RecordBatch,
+    rows: usize,
+    in_group: &mut usize,
+) -> Result<()> {
+    let mut offset = 0;
+    while offset < batch.num_rows() {
+        let take = (rows - *in_group).min(batch.num_rows() - offset);
+        engine.write(&batch.slice(offset, take))?;
+        offset += take;
+        *in_group += take;
+        if *in_group == rows {
+            engine.flush()?;
+            *in_group = 0;
+        }
+    }
+    Ok(())
+}
