@@ -30,8 +30,8 @@ ParquetError = _native.ParquetError
 PARQUET_RELEASE = _native.parquet_release()
 
 
-def _options(row_group_size: Any, extra: dict, **keywords: Any) -> dict:
-    return _o.normalize(row_group_size_value=row_group_size, extra=extra, **keywords)
+def _options(extra: dict, **keywords: Any) -> dict:
+    return _o.normalize(extra=extra, **keywords)
 
 
 def write_table(
@@ -100,8 +100,8 @@ def write_table(
     at a path is removed.
     """
     oracle = bool(kwargs.pop("_oracle", False))
+    rows = _o.row_group_size_of(kwargs.pop("chunk_size", row_group_size))
     options = _options(
-        row_group_size,
         kwargs,
         version=version,
         use_dictionary=use_dictionary,
@@ -133,7 +133,7 @@ def write_table(
         use_content_defined_chunking=use_content_defined_chunking,
     )
     _native.write_table(
-        table, _o.where_of(where), options, _o.threads_of(threads), options["row_group_size"], oracle
+        table, _o.where_of(where), options, _o.threads_of(threads), rows, oracle
     )
 
 
@@ -146,7 +146,7 @@ class ParquetWriter:
     :func:`write_table`'s. As with pyarrow, each ``write_table`` /
     ``write_batch`` / ``write`` call ends its row groups: row groups of
     ``row_group_size`` rows (default: up to 1,048,576), the last one possibly
-    shorter. A later call may not ask for larger row groups than the first.
+    shorter.
 
     Use it as a context manager: leaving the block normally closes the file
     (writes the footer); leaving it with an exception abandons the file, and
@@ -192,7 +192,6 @@ class ParquetWriter:
     ) -> None:
         oracle = bool(options.pop("_oracle", False))
         settings = _options(
-            None,
             options,
             version=version,
             use_dictionary=use_dictionary,

@@ -277,7 +277,6 @@ def normalize(
     max_rows_per_page,
     bloom_filter_options,
     use_content_defined_chunking,
-    row_group_size_value,
     extra,
 ) -> dict:
     """The options dict that ``_native`` takes (see ``src/options.rs``)."""
@@ -326,5 +325,4 @@ def normalize(
         "compliant_nested": _bool("use_compliant_nested_type", use_compliant_nested_type),
         "time_utc": _bool("write_time_adjusted_to_utc", write_time_adjusted_to_utc),
         "decimal_as_integer": store_decimal_as_integer,
-        "row_group_size": row_group_size_of(row_group_size_value),
     }

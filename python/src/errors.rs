@@ -79,7 +79,9 @@ impl Failure {
             Failure::Value(m) => Failure::Value(format!("{what}: {m}")),
             Failure::Data(m) => Failure::Data(format!("{what}: {m}")),
             Failure::Type(m) => Failure::Type(format!("{what}: {m}")),
-            Failure::Parquet(e) => Failure::Value(format!("{what}: {e}")),
+            Failure::Parquet(e) => {
+                Failure::Value(format!("{what}: {}", strip_prefix(e.to_string())))
+            }
             Failure::Arrow(e) => Failure::Value(format!("{what}: {e}")),
             other => other,
         }

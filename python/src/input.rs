@@ -15,6 +15,7 @@ use crate::versions::{
     DataType, FFI_ArrowArray, FFI_ArrowArrayStream, FFI_ArrowSchema, RecordBatch,
     RecordBatchOptions, Schema, SchemaRef, StructArray, from_ffi_and_data_type,
 };
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 use std::ffi::{CStr, c_void};
@@ -189,6 +190,17 @@ fn stream_error(stream: &mut FFI_ArrowArrayStream, code: i32, doing: &str) -> Fa
                 .into_owned()
         })
     });
+    // A Python producer (pyarrow's reader over a generator) that Ctrl-C
+    // stopped reports the KeyboardInterrupt as its error: raise it as such.
+    let interrupted = message
+        .as_deref()
+        .and_then(|m| m.trim_end().lines().last())
+        .is_some_and(|last| last.trim() == "KeyboardInterrupt");
+    if interrupted {
+        return Failure::Py(PyKeyboardInterrupt::new_err(
+            "interrupted while the Arrow stream was producing a batch",
+        ));
+    }
     Failure::Value(format!(
         "the Arrow stream failed {doing} (error {code}){}",
         message.map(|m| format!(": {m}")).unwrap_or_default()

@@ -40,7 +40,7 @@ fn write_table(
 ) -> PyResult<()> {
     let source = Source::from_py(data)?;
     let schema = source.schema().as_ref().clone();
-    let writer = Writer::open(sink, schema, options, threads, oracle)?;
+    let writer = Writer::open(sink, schema, options, threads, row_group_size, oracle)?;
     let written = writer
         .write_from(py, source, row_group_size)
         .and_then(|()| writer.close_file(py));

@@ -33,8 +33,6 @@ pub struct Settings {
     pub store_schema: bool,
     /// How the schema is adjusted.
     pub rules: SchemaRules,
-    /// The writer's row-group size (rows).
-    pub row_group_size: usize,
 }
 
 /// The keywords, as `_options.py` hands them over.
@@ -57,7 +55,6 @@ struct Keywords {
     compliant_nested: bool,
     time_utc: bool,
     decimal_as_integer: Option<bool>,
-    row_group_size: usize,
 }
 
 fn get<'py, T>(dict: &Bound<'py, PyDict>, key: &str) -> Result<T>
@@ -93,7 +90,6 @@ impl Keywords {
             compliant_nested: get(d, "compliant_nested")?,
             time_utc: get(d, "time_utc")?,
             decimal_as_integer: get(d, "decimal_as_integer")?,
-            row_group_size: get(d, "row_group_size")?,
         })
     }
 }
@@ -114,7 +110,6 @@ pub fn settings(options: &Bound<'_, PyDict>, schema: &Schema) -> Result<Settings
         properties,
         store_schema: k.store_schema,
         rules,
-        row_group_size: k.row_group_size,
     })
 }
 
@@ -181,7 +176,6 @@ fn collect_types<'a>(data_type: &'a DataType, out: &mut Vec<&'a DataType>) {
 
 fn properties(k: &Keywords, columns: &Columns) -> Result<WriterProperties> {
     let mut b = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(k.row_group_size))
         .set_writer_version(match k.data_page_version.as_str() {
             "2.0" => WriterVersion::PARQUET_2_0,
             _ => WriterVersion::PARQUET_1_0,

@@ -4,11 +4,15 @@
 //! Each `write` reads its data batch by batch with the GIL released,
 //! checking for signals (Ctrl-C) between batches, and ends its row groups
 //! as pyarrow's `ParquetWriter.write_table` does: row groups of
-//! `row_group_size` rows, the last one of the call possibly shorter. The
-//! Rust writer is opened by the first write, with that write's row-group
-//! size, so that it cuts row groups itself (and, on several threads,
-//! overlaps one row group's encoding with the next); a later write with a
-//! smaller size is cut here.
+//! `row_group_size` rows, the last one of the call possibly shorter.
+//!
+//! `write_table` knows its row-group size before it starts, and opens the
+//! Rust writer with it: the writer cuts the row groups itself and, on
+//! several threads, overlaps one row group's encoding with the next. A
+//! `ParquetWriter` may be given another size at each call: its Rust writer
+//! is opened with pyarrow's largest (64Mi rows) and each call's row groups
+//! are cut here, each ended with a flush (the same bytes; on several
+//! threads the row groups then do not overlap).
 
 use crate::engine::{Engine, Kind, column_plan};
 use crate::errors::{Failure, Result, guard};
@@ -26,8 +30,8 @@ use std::sync::{Arc, Mutex};
 enum State {
     /// Opened, no Rust writer yet.
     Pending(Output),
-    /// Written to; the Rust writer cuts row groups of `rows` rows.
-    Open { engine: Engine, rows: usize },
+    /// Written to.
+    Open(Engine),
     /// Closed, or abandoned after a failure.
     Done,
 }
@@ -43,9 +47,14 @@ pub struct Writer {
     settings: Settings,
     kind: Kind,
     threads: usize,
+    /// The row-group size the Rust writer cuts at by itself.
+    engine_rows: usize,
     metadata: Vec<KeyValue>,
     state: Mutex<State>,
 }
+
+/// pyarrow's largest row group (`_MAX_ROW_GROUP_SIZE`).
+const MAX_ROWS: usize = 64 * 1024 * 1024;
 
 #[pymethods]
 impl Writer {
@@ -61,7 +70,9 @@ impl Writer {
         oracle: bool,
     ) -> PyResult<Self> {
         let schema = crate::input::schema_of(schema)?;
-        Ok(Self::open(sink, schema, options, threads, oracle)?)
+        Ok(Self::open(
+            sink, schema, options, threads, MAX_ROWS, oracle,
+        )?)
     }
 
     /// Writes `data` (see `input.rs`), in row groups of `row_group_size`.
@@ -81,7 +92,7 @@ impl Writer {
         for (key, value) in pairs {
             let kv = KeyValue::new(key, value);
             match &mut *state {
-                State::Open { engine, .. } => engine.append_key_value_metadata(kv),
+                State::Open(engine) => engine.append_key_value_metadata(kv),
                 _ => self.metadata.push(kv),
             }
         }
@@ -126,12 +137,14 @@ impl Writer {
 }
 
 impl Writer {
-    /// Opens a writer for data of `schema`.
+    /// Opens a writer for data of `schema`, whose Rust writer cuts row
+    /// groups of `engine_rows` rows.
     pub fn open(
         sink: &Bound<'_, PyAny>,
         schema: Schema,
         options: &Bound<'_, PyDict>,
         threads: usize,
+        engine_rows: usize,
         oracle: bool,
     ) -> Result<Self> {
         let settings = settings(options, &schema)?;
@@ -144,6 +157,7 @@ impl Writer {
             settings,
             kind: if oracle { Kind::Parquet } else { Kind::Flba },
             threads: threads.max(1),
+            engine_rows,
             metadata: Vec::new(),
             state: Mutex::new(State::Pending(output)),
         })
@@ -199,7 +213,7 @@ impl Writer {
     }
 
     /// The open engine, and the row-group size this call must cut at
-    /// itself (when smaller than the engine's).
+    /// itself (when not the engine's).
     fn engine<'s>(
         &self,
         state: &'s mut State,
@@ -209,59 +223,41 @@ impl Writer {
             let State::Pending(output) = std::mem::replace(state, State::Done) else {
                 unreachable!()
             };
-            let mut engine = Engine::open(
-                self.kind,
-                output,
-                self.target.clone(),
-                &self.settings,
-                rows,
-                self.threads,
-            )?;
-            for kv in &self.metadata {
-                engine.append_key_value_metadata(kv.clone());
-            }
-            *state = State::Open { engine, rows };
+            *state = State::Open(self.start(output)?);
         }
-        match state {
-            State::Open {
-                engine,
-                rows: open_rows,
-            } => {
-                let cut = match rows.cmp(open_rows) {
-                    std::cmp::Ordering::Equal => None,
-                    std::cmp::Ordering::Less => Some(rows),
-                    std::cmp::Ordering::Greater => {
-                        return Err(Failure::Value(format!(
-                            "row_group_size={rows} is larger than this writer's first write's \
-                             ({open_rows}): its row groups cannot grow; pass the largest \
-                             row_group_size first"
-                        )));
-                    }
-                };
-                Ok((engine, cut))
-            }
-            _ => Err(Failure::Value("the writer is closed".into())),
+        let State::Open(engine) = state else {
+            return Err(Failure::Value("the writer is closed".into()));
+        };
+        if rows > self.engine_rows {
+            return Err(Failure::Value(format!(
+                "row_group_size={rows} is above this writer's largest ({})",
+                self.engine_rows
+            )));
         }
+        Ok((engine, (rows != self.engine_rows).then_some(rows)))
+    }
+
+    /// The Rust writer over `output`.
+    fn start(&self, output: Output) -> Result<Engine> {
+        let mut engine = Engine::open(
+            self.kind,
+            output,
+            self.target.clone(),
+            &self.settings,
+            self.engine_rows,
+            self.threads,
+        )?;
+        for kv in &self.metadata {
+            engine.append_key_value_metadata(kv.clone());
+        }
+        Ok(engine)
     }
 
     fn finish(&self, state: &mut State) -> Result<()> {
         let engine = match std::mem::replace(state, State::Done) {
             State::Done => return Ok(()),
-            State::Pending(output) => {
-                let mut engine = Engine::open(
-                    self.kind,
-                    output,
-                    self.target.clone(),
-                    &self.settings,
-                    self.settings.row_group_size,
-                    self.threads,
-                )?;
-                for kv in &self.metadata {
-                    engine.append_key_value_metadata(kv.clone());
-                }
-                engine
-            }
-            State::Open { engine, .. } => engine,
+            State::Pending(output) => self.start(output)?,
+            State::Open(engine) => engine,
         };
         let mut output = engine.finish()?;
         std::io::Write::flush(&mut output)?;

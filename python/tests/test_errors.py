@@ -49,7 +49,7 @@ def dictionary_key_out_of_range():
 @pytest.mark.parametrize("make,match", [
     (bad_utf8, "utf"),
     (decreasing_offsets, "offset"),
-    (dictionary_key_out_of_range, ""),
+    (dictionary_key_out_of_range, "(index|key|bound)"),
 ])
 @pytest.mark.parametrize("stream", [True, False])
 def test_malformed_arrays_are_exceptions(make, match, stream, tmp_file):
@@ -152,15 +152,3 @@ def test_closed_writer(tmp_file):
     with pytest.raises(ValueError, match="closed"):
         w.write_table(t)
     assert pq.read_table(tmp_file).equals(t)
-
-
-def test_larger_row_groups_after_the_first_write_refused():
-    t = pa.table({"a": list(range(10))})
-    sink = io.BytesIO()
-    with parquet_flba.ParquetWriter(sink, t.schema) as w:
-        w.write_table(t, row_group_size=5)
-        w.write_table(t, row_group_size=3)
-        with pytest.raises(ValueError, match="row_group_size"):
-            w.write_table(t, row_group_size=6)
-    md = pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata
-    assert [md.row_group(i).num_rows for i in range(md.num_row_groups)] == [5, 5, 3, 3, 3, 1]

@@ -49,7 +49,7 @@ def test_duckdb_relation_and_result():
     got = read(buf)
     assert got.num_rows == 5000
     assert got.column("id").to_pylist() == list(range(5000))
-    reader = con.execute("SELECT i FROM range(100) t(i)").fetch_record_batch()
+    reader = con.sql("SELECT i FROM range(100) t(i)").to_arrow_reader()
     assert read(write_bytes(reader)).column("i").to_pylist() == list(range(100))
 
 
@@ -90,3 +90,25 @@ def test_pyarrow_reads_what_pyarrow_writes_equal():
     sink = io.BytesIO()
     pq.write_table(t, sink)
     assert read(write_bytes(t)).equals(pq.read_table(io.BytesIO(sink.getvalue())))
+
+
+def test_row_group_size_per_call_as_pyarrow():
+    t = pa.table({"a": list(range(10)), "d": pa.array(range(10), pa.decimal128(38, 0))})
+    sink = io.BytesIO()
+    with parquet_flba.ParquetWriter(sink, t.schema) as w:
+        w.write_table(t, row_group_size=5)
+        w.write_table(t, row_group_size=3)
+        w.write_table(t, row_group_size=6)
+        w.write_table(t)
+    md = pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata
+    assert [md.row_group(i).num_rows for i in range(md.num_row_groups)] == [5, 5, 3, 3, 3, 1, 6, 4, 10]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_parquet_writer_and_write_table_same_bytes(threads):
+    t = table(50_000)
+    one_call = write_bytes(t, row_group_size=7_000, threads=threads)
+    sink = io.BytesIO()
+    with parquet_flba.ParquetWriter(sink, t.schema, threads=threads) as w:
+        w.write_table(t, row_group_size=7_000)
+    assert sink.getvalue() == one_call

@@ -77,23 +77,48 @@ def test_writers_in_several_python_threads():
     assert results == expected
 
 
-def test_keyboard_interrupt_stops_between_batches(tmp_file):
+def test_keyboard_interrupt_stops_a_long_write(tmp_file):
+    # Ctrl-C while the writer encodes (GIL released): Python's handler only
+    # sets a flag, which the writer checks between batches.
     import _thread
 
-    t = wide(20_000)
-    calls = []
+    t = wide(2_000)
+    many = pa.Table.from_batches(t.to_batches() * 5_000)
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            parquet_flba.write_table(many, tmp_file, threads=1)
+    finally:
+        timer.cancel()
+    full = write_time(t, 100) * 50
+    assert time.perf_counter() - start < full, "the write was not interrupted"
+    assert not tmp_file.exists()
+
+
+def write_time(t, batches):
+    start = time.perf_counter()
+    write_bytes(pa.Table.from_batches(t.to_batches() * batches), threads=1)
+    return time.perf_counter() - start
+
+
+def test_keyboard_interrupt_in_a_python_producer(tmp_file):
+    # Ctrl-C while a Python generator makes the batches: pyarrow's reader
+    # turns it into a stream error, which is raised as KeyboardInterrupt.
+    import _thread
+
+    t = wide(2_000)
 
     def batches():
         for i in range(10_000):
             if i == 5:
                 _thread.interrupt_main()
-            calls.append(i)
             yield t.to_batches()[0]
 
     reader = pa.RecordBatchReader.from_batches(t.schema, batches())
     with pytest.raises(KeyboardInterrupt):
         parquet_flba.write_table(reader, tmp_file)
-    assert len(calls) < 100
     assert not tmp_file.exists()
 
 
