@@ -5,18 +5,25 @@
 //!   every list is named `element` (Parquet's `LogicalTypes.md` layout, as
 //!   pyarrow writes it); with `False` the Arrow name is kept (`item` for
 //!   pyarrow's and polars' lists).
+//! - A map's repeated group is named `key_value`, as pyarrow names it
+//!   (parquet would take the Arrow entries field's name, `entries`).
 //! - `write_time_adjusted_to_utc=True`: TIME columns are marked adjusted to
 //!   UTC (parquet's schema converter reads that from the field's
 //!   `adjusted_to_utc` metadata key).
+//! - Seconds, which Parquet has no unit for, become milliseconds, as
+//!   pyarrow's `coerce_timestamps=None` does: `Timestamp(s)` is written
+//!   as `TIMESTAMP(MILLIS)` and `Time32(s)` as `TIME(MILLIS)` (parquet would
+//!   write plain integers that readers do not take for times).
 //!
-//! Only names and metadata change, never values: a column whose type
-//! changes is cast without copying its buffers.
+//! Renaming copies no values; seconds are multiplied by 1000, and a value
+//! that overflows is an error, never a silently wrong or null value.
 
 use crate::errors::{Failure, Result};
 use crate::versions::{
     ArrayRef, DataType, Field, FieldRef, Fields, RecordBatch, RecordBatchOptions, Schema,
-    SchemaRef, TimeUnit, cast,
+    SchemaRef, TimeUnit,
 };
+use crate::versions::{CastOptions, cast_with_options};
 use std::sync::Arc;
 
 /// How the input's schema is adjusted before writing.
@@ -61,7 +68,15 @@ impl SchemaRules {
             DataType::Struct(fields) => {
                 DataType::Struct(fields.iter().map(|f| self.field(f)).collect())
             }
-            DataType::Map(entries, sorted) => DataType::Map(self.field(entries), *sorted),
+            DataType::Map(entries, sorted) => {
+                let entries = self.field(entries);
+                let entries = Arc::new(entries.as_ref().clone().with_name("key_value"));
+                DataType::Map(entries, *sorted)
+            }
+            DataType::Timestamp(TimeUnit::Second, tz) => {
+                DataType::Timestamp(TimeUnit::Millisecond, tz.clone())
+            }
+            DataType::Time32(TimeUnit::Second) => DataType::Time32(TimeUnit::Millisecond),
             other => other.clone(),
         }
     }
@@ -69,10 +84,7 @@ impl SchemaRules {
 
 /// TIME types that carry a unit in Parquet (seconds do not).
 fn is_time_with_unit(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Time32(TimeUnit::Millisecond) | DataType::Time64(_)
-    )
+    matches!(data_type, DataType::Time32(_) | DataType::Time64(_))
 }
 
 /// `batch` as a batch of `target` (from [`SchemaRules::target`] of its
@@ -101,11 +113,16 @@ fn retype(column: &ArrayRef, field: &Field) -> Result<ArrayRef> {
     if column.data_type() == field.data_type() {
         return Ok(column.clone());
     }
-    cast(column, field.data_type()).map_err(|e| {
-        Failure::Value(format!(
-            "column {:?}: cannot rename the nested fields of {} for the file: {e}",
+    let options = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    cast_with_options(column, field.data_type(), &options).map_err(|e| {
+        Failure::Data(format!(
+            "column {:?}: cannot write {} as {}: {e}",
             field.name(),
-            column.data_type()
+            column.data_type(),
+            field.data_type()
         ))
     })
 }

@@ -67,6 +67,9 @@ OTHERS = {
     "time32ms": lambda: arr(rng.integers(0, 86_400_000, N).tolist(), pa.time32("ms")),
     "time64us": lambda: arr(rng.integers(0, 86_400_000_000, N).tolist(), pa.time64("us")),
     "time64ns": lambda: arr(rng.integers(0, 86_400_000_000_000, N).tolist(), pa.time64("ns")),
+    "time32s": lambda: arr(rng.integers(0, 86_400, N).tolist(), pa.time32("s")),
+    "ts_s": lambda: arr(rng.integers(0, 2**32, N).tolist(), pa.timestamp("s")),
+    "ts_s_tz": lambda: arr(rng.integers(0, 2**32, N).tolist(), pa.timestamp("s", tz="Europe/Paris")),
     "ts_ms": lambda: arr(rng.integers(0, 2**40, N).tolist(), pa.timestamp("ms")),
     "ts_us_utc": lambda: arr(rng.integers(0, 2**50, N).tolist(), pa.timestamp("us", tz="UTC")),
     "ts_ns": lambda: arr(rng.integers(0, 2**60, N).tolist(), pa.timestamp("ns")),
@@ -170,14 +173,33 @@ def test_duckdb_reads_back_equal_values(tmp_path):
         assert got.column(name).to_pylist() == table.column(name).to_pylist(), name
 
 
-def test_list_elements_named_as_pyarrow_names_them():
-    table = pa.table({"l": NESTED["list_i64"]()})
-    ours, _ = flba_and_oracle(table)
+def test_nested_and_time_layout_as_pyarrow_writes_it():
     from conftest import metadata
 
-    assert metadata(ours).schema.column(0).path == "l.list.element"
+    table = pa.table({"l": NESTED["list_i64"](), "m": NESTED["map"](), "ts": OTHERS["ts_s"](),
+                      "t": OTHERS["time32s"]()})
+    ours, theirs = flba_and_oracle(table)
+    assert ours == theirs
+    sink = io.BytesIO()
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, sink)
+    pyarrows = metadata(sink.getvalue()).schema
+    mine = metadata(ours).schema
+    assert [mine.column(i).path for i in range(len(mine))] == [pyarrows.column(i).path for i in range(len(pyarrows))]
+    for i in range(len(mine)):
+        assert mine.column(i).logical_type.to_json() == pyarrows.column(i).logical_type.to_json(), mine.column(i).path
+    assert read(ours).column("ts").type == pa.timestamp("ms")
     legacy, _ = flba_and_oracle(table, use_compliant_nested_type=False)
     assert metadata(legacy).schema.column(0).path == "l.list.item"
+
+
+def test_second_timestamps_that_overflow_milliseconds_are_refused():
+    import parquet_flba
+
+    table = pa.table({"ts": pa.array([0, 2**62], pa.timestamp("s"))})
+    with pytest.raises(parquet_flba.ParquetError, match="ts"):
+        parquet_flba.write_table(table, io.BytesIO())
 
 
 def test_empty_table_and_zero_columns_of_rows():
