@@ -183,11 +183,10 @@ fn stream_error(stream: &mut FFI_ArrowArrayStream, code: i32, doing: &str) -> Fa
         // SAFETY: a stream whose call failed may be asked for its last
         // error; the string it returns lives until its next call.
         let ptr = unsafe { last(stream) };
-        // SAFETY: non-null, a NUL-terminated string (see above).
         (!ptr.is_null()).then(|| {
-            unsafe { CStr::from_ptr(ptr) }
-                .to_string_lossy()
-                .into_owned()
+            // SAFETY: non-null, a NUL-terminated string (see above).
+            let text = unsafe { CStr::from_ptr(ptr) };
+            text.to_string_lossy().into_owned()
         })
     });
     // A Python producer (pyarrow's reader over a generator) that Ctrl-C

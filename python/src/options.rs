@@ -127,15 +127,14 @@ fn check_schema(k: &Keywords, schema: &Schema) -> Result<()> {
             DataType::Timestamp(TimeUnit::Nanosecond, _) | DataType::Time64(TimeUnit::Nanosecond)
         ) || (k.version == "1.0" && matches!(t, DataType::UInt32))
     };
-    if k.version != "2.6" {
-        if let Some(t) = types.iter().copied().find(|t| newer(t)) {
-            return Err(Failure::Value(format!(
-                "version={:?}: parquet_flba writes format 2.6's logical types, and a column of \
-                 type {t} would be written differently under version {}; use version=\"2.6\" \
-                 or cast the column",
-                k.version, k.version
-            )));
-        }
+    let changed = types.iter().copied().find(|t| newer(t));
+    if let (true, Some(t)) = (k.version != "2.6", changed) {
+        return Err(Failure::Value(format!(
+            "version={:?}: parquet_flba writes format 2.6's logical types, and a column of \
+             type {t} would be written differently under version {}; use version=\"2.6\" \
+             or cast the column",
+            k.version, k.version
+        )));
     }
     if k.decimal_as_integer == Some(false) {
         let small = types.iter().find(|t| match t {
