@@ -94,7 +94,7 @@ def write_table(
     changes nothing.
 
     ``threads`` (parquet_flba's own): how many threads encode the file, the
-    calling one included; default ``os.cpu_count()``. The file is the same
+    calling one included; default: the cores this process may use. The file is the same
     for any number of threads. The GIL is released while encoding, and Ctrl-C
     stops the write between batches. If the write fails, a file it created
     at a path is removed.

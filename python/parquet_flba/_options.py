@@ -224,7 +224,9 @@ def row_group_size_of(value: Any) -> int:
 
 def threads_of(value: Any) -> int:
     if value is None:
-        return os.cpu_count() or 1
+        from . import _native
+
+        return _native.default_threads()  # the cores this process may use
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"threads: expected a positive int or None, got {value!r}")
     return value

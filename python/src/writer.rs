@@ -147,8 +147,11 @@ impl Writer {
         engine_rows: usize,
         oracle: bool,
     ) -> Result<Self> {
-        let settings = settings(options, &schema)?;
-        let target = Arc::new(settings.rules.target(&schema));
+        let (settings, target) = guard(|| {
+            let settings = settings(options, &schema)?;
+            let target = Arc::new(settings.rules.target(&schema));
+            Ok((settings, target))
+        })?;
         let (sink, output) = Sink::open(sink)?;
         Ok(Writer {
             sink,
