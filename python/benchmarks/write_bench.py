@@ -20,7 +20,9 @@ FixedSizeBinary as BYTE_ARRAY; DuckDB gets UUIDs as its UUID type.
 
 "1 thread": parquet_flba threads=1, pyarrow with one CPU thread, POLARS_MAX_THREADS=1,
 DuckDB SET threads=1. "all": each tool's default (all cores). Each (tool, threads)
-runs in a subprocess of its own, so polars' thread pool is sized before import.
+runs in a subprocess of its own, so polars' thread pool is sized before import. Two tables: wall-clock
+time, and CPU time of the writing process (all its threads): on a machine shared with other work,
+the CPU figures of the one-thread rows are the ones to compare.
 
 Usage: write_bench.py [--reps 5] [--tables a,b] [--tools a,b] [--threads 1,all] [--compression snappy]
 """
@@ -181,17 +183,19 @@ def worker(args):
                 continue
             try:
                 write()  # warm-up
-                times = []
+                times, cpus = [], []
                 for _ in range(args.reps):
-                    t0 = time.perf_counter()
+                    c0, t0 = time.process_time(), time.perf_counter()
                     write()
                     times.append(time.perf_counter() - t0)
+                    cpus.append(time.process_time() - c0)
                 size = os.path.getsize(path)
             except Exception as e:
                 print(json.dumps({"table": name, "error": f"{type(e).__name__}: {e}"[:80]}), flush=True)
                 continue
         print(json.dumps({"table": name, "min": min(times), "median": statistics.median(times),
-                          "max": max(times), "bytes": size, "note": note}), flush=True)
+                          "max": max(times), "cpu": statistics.median(cpus), "bytes": size, "note": note}),
+              flush=True)
 
 
 def main():
@@ -217,7 +221,7 @@ def main():
         except md.PackageNotFoundError:
             versions.append(f"{tool} ?")
     print(f"# {', '.join(versions)}; {os.cpu_count()} cores; compression={args.compression}; "
-          f"reps={args.reps}; wall-clock ms, median (min-max)\n")
+          f"reps={args.reps}; load average {os.getloadavg()[0]:.1f}")
     results = {}
     for threads in args.threads.split(","):
         for tool in args.tools.split(","):
@@ -235,24 +239,34 @@ def main():
                 row = json.loads(line)
                 results[(row["table"], threads, tool)] = row
     tools = args.tools.split(",")
-    print("| table | threads | " + " | ".join(tools) + " | parquet_flba vs best other |")
-    print("|---|---|" + "---:|" * (len(tools) + 1))
-    for name in args.tables.split(","):
-        for threads in args.threads.split(","):
-            cells, best_other = [], None
-            for tool in tools:
-                row = results.get((name, threads, tool))
-                if row is None or "error" in row:
-                    cells.append("n/a")
-                    continue
-                cells.append(f"{row['median'] * 1e3:.0f} ({row['min'] * 1e3:.0f}-{row['max'] * 1e3:.0f}){row['note']}")
-                if tool != "parquet_flba" and not row["note"]:
-                    best_other = row["median"] if best_other is None else min(best_other, row["median"])
-            ours = results.get((name, threads, "parquet_flba"))
-            ratio = (f"{best_other / ours['median']:.2f}x" if ours and "error" not in ours and best_other
-                     else "n/a")
-            print(f"| {name} | {threads} | " + " | ".join(cells) + f" | {ratio} |")
+    for metric, title in (("median", "wall-clock ms, median (min-max)"),
+                          ("cpu", "CPU ms (all threads of the process), median")):
+        print(f"\n{title}\n")
+        print("| table | threads | " + " | ".join(tools) + " | parquet_flba vs best other |")
+        print("|---|---|" + "---:|" * (len(tools) + 1))
+        for name in args.tables.split(","):
+            for threads in args.threads.split(","):
+                print(table_row(results, name, threads, tools, metric))
     print("\n* wrote only the columns it can (no Decimal256); not counted in the last column.")
+
+
+def table_row(results, name, threads, tools, metric):
+    cells, best_other = [], None
+    for tool in tools:
+        row = results.get((name, threads, tool))
+        if row is None or "error" in row:
+            cells.append("n/a")
+            continue
+        value = row[metric]
+        if metric == "median":
+            cells.append(f"{value * 1e3:.0f} ({row['min'] * 1e3:.0f}-{row['max'] * 1e3:.0f}){row['note']}")
+        else:
+            cells.append(f"{value * 1e3:.0f}{row['note']}")
+        if tool != "parquet_flba" and not row["note"]:
+            best_other = value if best_other is None else min(best_other, value)
+    ours = results.get((name, threads, "parquet_flba"))
+    ratio = f"{best_other / ours[metric]:.2f}x" if ours and "error" not in ours and best_other else "n/a"
+    return f"| {name} | {threads} | " + " | ".join(cells) + f" | {ratio} |"
 
 
 if __name__ == "__main__":
