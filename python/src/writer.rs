@@ -88,7 +88,7 @@ impl Writer {
 
     /// Adds key-value pairs to the footer.
     fn add_key_value_metadata(&mut self, pairs: Vec<(String, String)>) -> PyResult<()> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let state = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
         for (key, value) in pairs {
             let kv = KeyValue::new(key, value);
             match &mut *state {
@@ -114,7 +114,7 @@ impl Writer {
     /// Abandons the file: no footer; a file the writer created at a path is
     /// removed.
     fn abort(&self) -> PyResult<()> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.lock()?;
         if !matches!(*state, State::Done) {
             *state = State::Done;
             self.sink.discard();
@@ -125,8 +125,13 @@ impl Writer {
     /// Whether the file is still open for writing.
     #[getter]
     fn is_open(&self) -> bool {
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        !matches!(*state, State::Done)
+        match self.state.try_lock() {
+            Ok(state) => !matches!(*state, State::Done),
+            // Held by a write in another thread (never waited for with
+            // the GIL held: that write may need the GIL to go on).
+            Err(std::sync::TryLockError::WouldBlock) => true,
+            Err(std::sync::TryLockError::Poisoned(p)) => !matches!(*p.into_inner(), State::Done),
+        }
     }
 
     /// Each leaf column's path, `"fast"` or `"parquet"`, and why a leaf is
@@ -189,10 +194,16 @@ impl Writer {
         let _ = self.abort();
     }
 
+    /// The state, if no other thread is writing (a lock is never waited
+    /// for with the GIL held: the write holding it may need the GIL).
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
-        self.state
-            .try_lock()
-            .map_err(|_| Failure::Value("the writer is in use by another thread".into()))
+        match self.state.try_lock() {
+            Ok(state) => Ok(state),
+            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => Err(Failure::Value(
+                "the writer is busy with another write".into(),
+            )),
+        }
     }
 
     fn write_source(&self, state: &mut State, source: &mut Source, rows: usize) -> Result<()> {

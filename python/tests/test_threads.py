@@ -140,3 +140,26 @@ def test_file_object_written_in_pieces_from_worker_threads():
     sink = io.BytesIO()
     parquet_flba.write_table(t, sink, threads=4)
     assert sink.getvalue() == write_bytes(t, threads=1)
+
+
+def test_writer_touched_from_its_own_producer_does_not_deadlock(tmp_file):
+    # A lock held by a write is never waited for with the GIL held: the
+    # producer below runs inside the write (same thread, GIL taken).
+    t = pa.table({"a": [1, 2]})
+    seen = {}
+    w = parquet_flba.ParquetWriter(tmp_file, t.schema)
+
+    def batches():
+        seen["open"] = w.is_open
+        try:
+            w.write_table(t)
+        except ValueError as e:
+            seen["error"] = str(e)
+        yield t.to_batches()[0]
+
+    w.write_table(pa.RecordBatchReader.from_batches(t.schema, batches()))
+    w.close()
+    assert seen == {"open": True, "error": "the writer is busy with another write"}
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(tmp_file).num_rows == 2
