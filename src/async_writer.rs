@@ -255,7 +255,8 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
 
     /// Encodes the column chunks of each row group on up to `threads`
     /// threads (1, the default: the calling task alone, as `parquet`'s
-    /// writer; 0 counts as 1); the bytes are the same. See
+    /// writer; 0 counts as 1, more than 65,536 as 65,536); the bytes are
+    /// the same. See
     /// [`ArrowWriter::with_threads`]. With more than one thread, each
     /// [`write`](Self::write), [`flush`](Self::flush) and
     /// [`finish`](Self::finish) encodes on the process's worker threads
@@ -264,7 +265,7 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// dropped before it completes leaves the writer unusable (its later
     /// calls return an error), as the encoding state went with it.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = crate::pool::clamp_threads(threads);
         self.encoder = self.encoder.map(|e| e.with_threads(threads));
         self
     }

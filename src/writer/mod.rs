@@ -245,7 +245,9 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Encodes the column chunks of each row group on up to `threads`
     /// threads, the calling thread included: `threads` 1 (the default)
     /// encodes on the calling thread alone, exactly as before; 0 counts
-    /// as 1. The file is byte-identical whatever the number of threads.
+    /// as 1, and a count above 65,536 as 65,536 (the pool's cap, below,
+    /// bounds the threads anyway). The file is byte-identical whatever the
+    /// number of threads.
     ///
     /// The other threads are the process's worker pool, shared by every
     /// writer ([`set_worker_threads`](crate::set_worker_threads) caps it;
@@ -341,7 +343,8 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Page stores are created as before (in file order, on the calling
     /// thread) and then used from the worker threads.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.engine.get_mut().set_threads(threads.max(1));
+        let threads = crate::pool::clamp_threads(threads);
+        self.engine.get_mut().set_threads(threads);
         self
     }
 
