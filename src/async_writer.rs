@@ -130,21 +130,13 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
             let result = call(&mut encoder);
             (encoder, result)
         };
-        match crate::pool::spawn_driver(job, self.threads) {
-            Ok(completion) => {
-                let (encoder, result) = completion.await.map_err(|message| {
-                    ParquetError::General(format!("encoding panicked: {message}"))
-                })?;
-                self.encoder = Some(encoder);
-                result
-            }
-            // No worker may run (`set_worker_threads(0)`): on this task.
-            Err(job) => {
-                let (encoder, result) = job();
-                self.encoder = Some(encoder);
-                result
-            }
-        }
+        // With no worker to run it (`set_worker_threads(0)`, threads that
+        // cannot be started), the job runs on this task.
+        let (encoder, result) = crate::pool::spawn_driver(job, self.threads)
+            .await
+            .map_err(|message| ParquetError::General(format!("encoding panicked: {message}")))?;
+        self.encoder = Some(encoder);
+        result
     }
 
     /// Attaches a [`MemoryListener`](crate::MemoryListener) (e.g. over a

@@ -7,11 +7,32 @@ include!("../src/versions.rs");
 
 mod common;
 
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard};
 
 use arrow_schema::{DataType, Field, Schema};
 use common::*;
 use parquet_flba::ArrowWriter;
+
+/// The tests of this binary change the process-wide cap: one at a time,
+/// each putting the default back when it ends (or fails).
+fn serial() -> Serial {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    Serial(SERIAL.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The lock of [`serial`].
+struct Serial(#[allow(dead_code)] MutexGuard<'static, ()>);
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        parquet_flba::set_worker_threads(cores());
+    }
+}
+
+/// The default cap (the machine's cores).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
 
 /// Threads of this process whose name starts with the pool's prefix.
 fn pool_threads() -> usize {
@@ -88,7 +109,8 @@ fn wait_for_at_most(n: usize) {
 /// and the files stay the same whatever it is.
 #[test]
 fn writers_share_a_capped_pool() {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let _serial = serial();
+    let cores = cores();
     assert_eq!(parquet_flba::worker_threads(), cores);
     let seen = writers_at_once(8, 8);
     assert!(
@@ -108,4 +130,144 @@ fn writers_share_a_capped_pool() {
     wait_for_at_most(0);
     assert_eq!(writers_at_once(2, 4), 0);
     parquet_flba::set_worker_threads(cores);
+}
+
+/// Polls `future` on this thread until it is ready or `limit` has passed
+/// (`None`); a wake only shortens the wait.
+#[cfg(feature = "async")]
+fn poll_for<F: std::future::Future>(
+    future: std::pin::Pin<&mut F>,
+    limit: std::time::Duration,
+) -> Option<F::Output> {
+    let mut future = future;
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let start = std::time::Instant::now();
+    loop {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return Some(out);
+        }
+        if start.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// A memory listener whose first call from a pool worker blocks (saying
+/// so on `blocked`) until `release` is sent to: it keeps that worker busy.
+#[cfg(feature = "async")]
+#[derive(Debug)]
+struct BlockingListener {
+    gate: Mutex<Option<(std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>)>>,
+}
+
+#[cfg(feature = "async")]
+impl parquet_flba::MemoryListener for BlockingListener {
+    fn try_grow(&self, _bytes: usize) -> parquet::errors::Result<()> {
+        let on_worker = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("parquet-flba-"));
+        let gate = self.gate.lock().unwrap().take().filter(|_| on_worker);
+        if let Some((blocked, release)) = gate {
+            blocked.send(()).unwrap();
+            release.recv().unwrap();
+        }
+        Ok(())
+    }
+
+    fn shrink(&self, _bytes: usize) {}
+}
+
+/// `AsyncArrowWriter` on several threads completes when no worker can run
+/// its call: with a cap of 0 from the start, and when the cap drops to 0
+/// after its call was queued behind a busy worker (that worker ends once
+/// its job is done; the queued call used to wait forever): the call runs
+/// on the awaiting task, and the file is parquet's.
+#[cfg(feature = "async")]
+#[test]
+fn async_writer_completes_without_workers() {
+    use parquet_flba::AsyncArrowWriter;
+    let _serial = serial();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Decimal128(38, 10), true),
+        Field::new("b", DataType::FixedSizeBinary(16), false),
+    ]));
+    let batch = Gen::new("no_workers").batch(&schema, 3000, &Spec::new(Nulls::Density(0.1)));
+    let mut expected = Vec::new();
+    let mut up = parquet::arrow::ArrowWriter::try_new(&mut expected, schema.clone(), None).unwrap();
+    up.write(&batch).unwrap();
+    up.close().unwrap();
+    let patience = std::time::Duration::from_secs(20);
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    };
+
+    // A cap of 0 before the call.
+    parquet_flba::set_worker_threads(0);
+    wait_for_at_most(0);
+    let mut out = Vec::new();
+    runtime().block_on(async {
+        let mut w = AsyncArrowWriter::try_new(&mut out, schema.clone(), None)
+            .unwrap()
+            .with_threads(4);
+        w.write(&batch).await.unwrap();
+        w.close().await.unwrap();
+    });
+    assert!(out == expected, "cap 0: the files differ");
+
+    // One worker, kept busy by writer A's call (its listener blocks).
+    parquet_flba::set_worker_threads(1);
+    let (blocked_tx, blocked) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel();
+    let listener = Arc::new(BlockingListener {
+        gate: Mutex::new(Some((blocked_tx, release_rx))),
+    });
+    let a = {
+        let (schema, batch) = (schema.clone(), batch.clone());
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            runtime().block_on(async {
+                let mut w = AsyncArrowWriter::try_new(&mut out, schema, None)
+                    .unwrap()
+                    .with_threads(2)
+                    .with_memory_listener(listener);
+                w.write(&batch).await.unwrap();
+                w.close().await.unwrap();
+            });
+            out
+        })
+    };
+    blocked
+        .recv_timeout(patience)
+        .expect("writer A's call never reached a worker");
+    // Writer B's call is queued behind it (polled once, here)...
+    let mut out = Vec::new();
+    {
+        let mut b = AsyncArrowWriter::try_new(&mut out, schema.clone(), None)
+            .unwrap()
+            .with_threads(2);
+        {
+            let write = b.write(&batch);
+            let mut write = std::pin::pin!(write);
+            assert!(
+                poll_for(write.as_mut(), std::time::Duration::ZERO).is_none(),
+                "the only worker is busy"
+            );
+            // ...then the cap drops to 0 and A's call ends: the worker ends.
+            parquet_flba::set_worker_threads(0);
+            release.send(()).unwrap();
+            assert!(a.join().unwrap() == expected, "writer A: the files differ");
+            let written = poll_for(write.as_mut(), patience);
+            assert!(
+                matches!(written, Some(Ok(()))),
+                "the call queued before the last worker ended never completed: {written:?}"
+            );
+        }
+        let close = b.close();
+        let mut close = std::pin::pin!(close);
+        assert!(matches!(poll_for(close.as_mut(), patience), Some(Ok(_))));
+    }
+    assert!(out == expected, "writer B: the files differ");
 }

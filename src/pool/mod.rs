@@ -33,7 +33,11 @@
 //! Workers are started when a writer first needs them (never more than
 //! the cap), and kept for the life of the process, idle when there is
 //! nothing to do; a writer's drop joins nothing. A worker that cannot be
-//! started is not an error: fewer threads run the same jobs.
+//! started is not an error: fewer threads run the same jobs. The one job
+//! only a worker takes, a whole call of an `AsyncArrowWriter`
+//! (`spawn_driver`), comes back to the task awaiting it when no worker
+//! is left to run it (none could be started, or the cap went to 0 after
+//! it was queued), and that task runs it.
 
 #[cfg(any(feature = "async", test))]
 mod driver;
