@@ -23,9 +23,10 @@ pub(super) enum Class {
     /// A page to compress ([`PageHelpers`](super::PageHelpers)): a column
     /// task waits for it.
     Page,
-    /// A whole writer call ([`spawn_driver`](super::spawn_driver)): only
-    /// a worker takes it, so it is handed back, dropped unrun, when no
+    /// A whole writer call (`spawn_driver`, feature `async`): only a
+    /// worker takes it, so it is handed back, dropped unrun, when no
     /// worker is left to (its awaiting task then runs it).
+    #[cfg_attr(not(any(feature = "async", test)), allow(dead_code))]
     Driver,
     /// A task whose result the writer's thread waits for.
     Task,
