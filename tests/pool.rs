@@ -271,3 +271,108 @@ fn async_writer_completes_without_workers() {
     }
     assert!(out == expected, "writer B: the files differ");
 }
+
+/// Page stores that panic on every page of column `.0`, counting the
+/// pages they were asked to store (in `.1`).
+#[cfg(not(feature = "parquet-58"))]
+#[derive(Debug)]
+struct PanickingStores(usize, Arc<std::sync::atomic::AtomicUsize>);
+
+#[cfg(not(feature = "parquet-58"))]
+impl parquet::arrow::arrow_writer::PageStoreFactory for PanickingStores {
+    fn create(
+        &self,
+        args: &parquet::arrow::arrow_writer::PageStoreArgs<'_>,
+    ) -> parquet::errors::Result<Box<dyn parquet::arrow::arrow_writer::PageStore>> {
+        Ok(Box::new(PanickingStore {
+            inner: VecPageStore::default(),
+            asked: (args.column_index() == self.0).then(|| self.1.clone()),
+        }))
+    }
+}
+
+#[cfg(not(feature = "parquet-58"))]
+struct PanickingStore {
+    inner: VecPageStore,
+    asked: Option<Arc<std::sync::atomic::AtomicUsize>>,
+}
+
+#[cfg(not(feature = "parquet-58"))]
+impl parquet::arrow::arrow_writer::PageStore for PanickingStore {
+    fn put(
+        &mut self,
+        value: bytes::Bytes,
+    ) -> parquet::errors::Result<parquet::arrow::arrow_writer::PageKey> {
+        if let Some(asked) = &self.asked {
+            asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            panic!("the store broke");
+        }
+        self.inner.put(value)
+    }
+
+    fn take(
+        &mut self,
+        key: parquet::arrow::arrow_writer::PageKey,
+    ) -> parquet::errors::Result<bytes::Bytes> {
+        self.inner.take(key)
+    }
+}
+
+/// A column whose queued work panicked is not written to again by the
+/// same write: with no worker (a cap of 0) a write's columns run when the
+/// writer waits for them, here in the next write, which is kept on the
+/// calling thread and writes its leaves there once the lanes are idle.
+/// The column that panicked (its writer half-changed) used to be handed
+/// that write's rows all the same (its store was asked for pages again);
+/// now the write fails with the panic, naming the column, before it writes
+/// any leaf, and the writer cannot go on.
+#[cfg(not(feature = "parquet-58"))]
+#[test]
+fn a_panicked_column_is_not_written_again() {
+    use parquet::file::properties::WriterProperties;
+    use parquet_flba::ArrowWriterOptions;
+    use std::time::Duration;
+    let _serial = serial();
+    parquet_flba::set_worker_threads(0);
+    wait_for_at_most(0);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Decimal128(38, 10), true),
+        Field::new("b", DataType::FixedSizeBinary(16), false),
+    ]));
+    let mut g = Gen::new("panicked_lane");
+    let batch = g.batch(&schema, 20_000, &Spec::new(Nulls::Density(0.1)));
+    let props = WriterProperties::builder()
+        .set_data_page_size_limit(1024)
+        .set_dictionary_enabled(false)
+        .build();
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let options = ArrowWriterOptions::new()
+        .with_properties(props)
+        .with_page_store_factory(Arc::new(PanickingStores(1, asked.clone())));
+    let mut w = ArrowWriter::try_new_with_options(Vec::new(), schema, options)
+        .unwrap()
+        .with_threads(2)
+        .with_min_parallel_work(Duration::ZERO);
+    // Queued on the lanes; nothing runs it yet.
+    w.write(&batch).unwrap();
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // The next write stays on the calling thread.
+    let mut w = w.with_min_parallel_work(Duration::MAX);
+    let e = w
+        .write(&batch)
+        .expect_err("the write after the panic succeeded")
+        .to_string();
+    let work = w.thread_work();
+    assert_eq!((work.writes_on_threads, work.writes_on_caller), (1, 1));
+    assert!(
+        e.contains("'b'") && e.contains("panicked") && e.contains("the store broke"),
+        "{e}"
+    );
+    assert_eq!(
+        asked.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the column was written to after it panicked"
+    );
+    let after = w.write(&batch).unwrap_err().to_string();
+    assert!(after.contains("cannot continue"), "{after}");
+}

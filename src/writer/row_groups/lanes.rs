@@ -216,7 +216,9 @@ impl Lanes {
     }
 
     /// Writes each leaf on the calling thread, once every lane is idle
-    /// (a write too small to hand out).
+    /// (a write too small to hand out). A column whose queued work failed
+    /// or panicked meanwhile (its state may be half-changed) fails the
+    /// write with its error, naming it, before any leaf is written.
     pub(super) fn write_here(
         &self,
         leaves: Vec<ArrowLeafColumn>,
@@ -225,6 +227,7 @@ impl Lanes {
     ) -> Result<()> {
         self.check_count(leaves.len())?;
         self.sync();
+        self.check()?;
         for (lane, leaf_column) in self.lanes.iter().zip(leaves) {
             lane.with(|c| {
                 // As on a lane: a panic fails the column.
