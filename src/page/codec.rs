@@ -41,6 +41,10 @@ use {brotli_9 as brotli, lz4_flex_014 as lz4_flex, zstd_014 as zstd};
 const BROTLI_BUFFER: usize = 4096;
 const BROTLI_WINDOW_LOG2: u32 = 22;
 
+/// The heap of snappy's encoder: its hash tables (2 KiB inline, and 32
+/// KiB allocated once it compresses more than a kibibyte).
+const SNAPPY_STATE: usize = std::mem::size_of::<snap::raw::Encoder>() + 2 * (1 << 14);
+
 /// One column's page compressor; reusable from page to page (the snappy
 /// and zstd contexts are kept).
 pub(crate) enum PageCodec {
@@ -79,6 +83,36 @@ impl PageCodec {
                 )));
             }
         }))
+    }
+
+    /// The heap the codec keeps between pages: the zstd context (as zstd
+    /// measures it), snappy's hash table (allocated at its first page of
+    /// more than a kibibyte, assumed there); the others keep nothing.
+    pub(crate) fn memory_size(&mut self) -> usize {
+        match self {
+            Self::Snappy(_) => SNAPPY_STATE,
+            Self::Zstd(context) => context.context_mut().sizeof(),
+            Self::Gzip(_) | Self::Brotli(_) | Self::Lz4Hadoop | Self::Lz4Raw => 0,
+        }
+    }
+
+    /// The most bytes [`Self::compress`] appends for `len` input bytes
+    /// (so that an output buffer with this much room never grows), as the
+    /// compression crates bound it; for gzip and brotli, which stream, a
+    /// bound of the same form (the input, stored, plus framing).
+    pub(crate) fn max_compressed_len(&self, len: usize) -> usize {
+        match self {
+            Self::Snappy(_) => snap::raw::max_compress_len(len),
+            Self::Zstd(_) => zstd::zstd_safe::compress_bound(len),
+            Self::Lz4Raw => lz4_flex::block::get_maximum_output_size(len),
+            Self::Lz4Hadoop => 8 + lz4_flex::block::get_maximum_output_size(len),
+            // Stored deflate blocks (5 bytes per 64 KiB and a few more),
+            // the gzip header and trailer.
+            Self::Gzip(_) => len + 5 * (len / 16_384 + 1) + 64,
+            // Brotli's own bound (4 bytes per 16 KiB and a few more), and
+            // the flush before its end.
+            Self::Brotli(_) => len + 4 * (len >> 14) + 64,
+        }
     }
 
     /// Appends `input`, compressed, to `out`.

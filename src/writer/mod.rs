@@ -70,6 +70,9 @@ pub struct ArrowWriter<W: Write> {
     reservation: Option<Reservation>,
     /// Its block size, also when set before the listener.
     reservation_block: usize,
+    /// A refusal met after a call had done its work, for the next call
+    /// to report (see [`reserving`]).
+    carried: Option<crate::memory::Refusal>,
 }
 
 /// The engine behind the writer.
@@ -137,6 +140,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             engine,
             reservation: None,
             reservation_block: DEFAULT_RESERVATION_BLOCK,
+            carried: None,
         })
     }
 
@@ -181,8 +185,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.reserve_for(batch)?;
         let written = self.engine.get_mut().write(batch);
-        self.settle_after_write(batch, written.is_ok())?;
-        written
+        self.settle_after_write(written)
     }
 
     /// Finishes what a write left running (a full row group not yet in
@@ -204,8 +207,9 @@ impl<W: Write + Send> ArrowWriter<W> {
 
     /// Flushes all buffered rows into a new row group.
     pub fn flush(&mut self) -> Result<()> {
+        self.report_refusals(reserving::FLUSH, true)?;
         let flushed = self.engine.get_mut().flush();
-        self.settle_reservation()?;
+        self.settle_reservation();
         flushed
     }
 
@@ -401,8 +405,13 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Flushes buffered rows and writes the footer, without consuming the
     /// writer. Writing afterwards is an error.
     pub fn finish(&mut self) -> Result<ParquetMetaData> {
+        self.report_refusals(reserving::FINISH, true)?;
         let finished = self.engine.get_mut().finish();
-        self.release_reservation();
+        match &finished {
+            Ok(_) => self.release_reservation(),
+            // What is still held stays reserved.
+            Err(_) => self.settle_reservation(),
+        }
         finished
     }
 

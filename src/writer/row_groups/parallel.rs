@@ -18,6 +18,7 @@ use super::{RowGroup, RowGroupWriter, Sink, no_row_group};
 use crate::ArrowRowGroupWriterFactory;
 use crate::column::ArrowLeafColumn;
 use crate::leaf::flat_leaf;
+use crate::memory::Share;
 use crate::pool::{Task, run_caught};
 use crate::validate::{check_values, needs_value_check, validate_structure};
 use arrow_array::RecordBatch;
@@ -134,7 +135,13 @@ impl<W: Write + Send> RowGroupWriter<W> {
         let lanes = self.lanes.as_ref().ok_or_else(no_pool)?;
         if on_pool {
             self.steps.0 += 1;
-            lanes.write(leaves, rows, rows_left)?;
+            // The batch is held until its queued work is done: published
+            // (once per write) for the memory reservation.
+            let memory = &self.lane_memory;
+            let batch = self
+                .queued_batch
+                .get_or_insert_with(|| Arc::new(Share::new(memory, part.get_array_memory_size())));
+            lanes.write(leaves, (rows, rows_left), batch)?;
         } else {
             self.steps.1 += 1;
             // One thread's order: the last row group's columns first.
@@ -249,7 +256,29 @@ impl<W: Write + Send> RowGroupWriter<W> {
             .lanes
             .as_ref()
             .map_or(0, |l| l.sum(|w| w.memory_size()));
-        current + self.closing.as_ref().map_or(0, Closing::memory)
+        let closing = self.closing.as_ref();
+        current + closing.map_or(0, |c| c.memory(self.lanes.as_ref()))
+    }
+
+    /// Publishes what the lanes hold (once idle): a listener was attached
+    /// while they held column writers or chunks.
+    pub(super) fn republish_on_lanes(&self) {
+        if let Some(lanes) = &self.lanes {
+            lanes.republish();
+        }
+        if let Some(closing) = &self.closing {
+            closing.republish(self.lanes.as_ref());
+        }
+    }
+
+    /// Waits (helping) until the lanes have done all their queued work.
+    pub(super) fn wait_for_lanes(&self) {
+        if let Some(lanes) = &self.lanes {
+            lanes.sync();
+        }
+        if let Some(closing) = &self.closing {
+            closing.lanes().sync();
+        }
     }
 
     /// Estimated encoded bytes of the lanes' column writers (once idle).
