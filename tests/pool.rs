@@ -9,6 +9,7 @@ mod common;
 
 use std::sync::{Arc, Barrier, Mutex, MutexGuard};
 
+use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema};
 use common::*;
 use parquet_flba::ArrowWriter;
@@ -375,4 +376,154 @@ fn a_panicked_column_is_not_written_again() {
     );
     let after = w.write(&batch).unwrap_err().to_string();
     assert!(after.contains("cannot continue"), "{after}");
+}
+
+/// A memory pool that grants every grow while it is open, counting what
+/// it holds and what it refused.
+#[derive(Debug, Default)]
+struct Gate {
+    used: std::sync::atomic::AtomicUsize,
+    shut: std::sync::atomic::AtomicBool,
+    refused: std::sync::atomic::AtomicUsize,
+}
+
+impl Gate {
+    fn used(&self) -> usize {
+        self.used.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn refused(&self) -> usize {
+        self.refused.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn shut(&self, shut: bool) {
+        self.shut.store(shut, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl parquet_flba::MemoryListener for Gate {
+    fn try_grow(&self, bytes: usize) -> parquet::errors::Result<()> {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.shut.load(SeqCst) {
+            self.refused.fetch_add(1, SeqCst);
+            return Err(parquet::errors::ParquetError::General(
+                "the gate is shut".into(),
+            ));
+        }
+        self.used.fetch_add(bytes, SeqCst);
+        Ok(())
+    }
+
+    fn shrink(&self, bytes: usize) {
+        self.used
+            .fetch_sub(bytes, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Two FLBA columns, `rows` rows from `g`.
+fn two_columns(g: &mut Gen, rows: usize) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Decimal128(38, 10), true),
+        Field::new("b", DataType::FixedSizeBinary(16), false),
+    ]));
+    g.batch(&schema, rows, &Spec::new(Nulls::Density(0.1)))
+}
+
+/// The batches whose work is queued on the lanes are held until it is
+/// done: the reservation covers them all (with no worker, none of the
+/// work runs before the writer waits for it). It used to cover the last
+/// batch only.
+#[test]
+fn queued_batches_are_reserved() {
+    let _serial = serial();
+    parquet_flba::set_worker_threads(0);
+    wait_for_at_most(0);
+    let mut g = Gen::new("queued_batches");
+    let batches: Vec<RecordBatch> = (0..4).map(|_| two_columns(&mut g, 5000)).collect();
+    let gate = Arc::new(Gate::default());
+    let mut w = ArrowWriter::try_new(Vec::new(), batches[0].schema(), None)
+        .unwrap()
+        .with_threads(2)
+        .with_min_parallel_work(std::time::Duration::ZERO)
+        .with_memory_listener(gate.clone())
+        .with_memory_reservation_block(4096);
+    let mut queued = 0;
+    for (i, b) in batches.iter().enumerate() {
+        w.write(b).unwrap();
+        queued += b.get_array_memory_size();
+        let work = w.thread_work();
+        assert_eq!(work.writes_on_threads, i + 1);
+        assert_eq!(
+            work.column_work_on_caller + work.column_work_on_workers,
+            0,
+            "work ran"
+        );
+        assert!(
+            w.reserved_memory() >= queued,
+            "after write {i}: {} bytes reserved, {queued} bytes of batches queued",
+            w.reserved_memory()
+        );
+        assert_eq!(gate.used(), w.reserved_memory());
+    }
+    // The work runs (here) and the batches go.
+    let held = w.memory_size();
+    assert!(w.reserved_memory() >= held);
+    w.close().unwrap();
+    assert_eq!(gate.used(), 0);
+}
+
+/// A refusal met by the lanes while they encode the last write's work
+/// (here, with no worker, when the writer waits for it) is reported by
+/// the flush or finish that follows, before it does anything, and says
+/// so; it used to be lost (and an engine's listener that remembers a
+/// refusal would then blame it for a later, unrelated error). Reported
+/// once: the call goes through when made again, and the file is
+/// parquet's.
+#[test]
+fn a_refusal_in_the_last_write_is_reported_by_flush_and_finish() {
+    let _serial = serial();
+    parquet_flba::set_worker_threads(0);
+    wait_for_at_most(0);
+    let mut g = Gen::new("refusal_before_close");
+    let (first, second) = (two_columns(&mut g, 20_000), two_columns(&mut g, 20_000));
+    let gate = Arc::new(Gate::default());
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, first.schema(), None)
+        .unwrap()
+        .with_threads(2)
+        .with_min_parallel_work(std::time::Duration::ZERO)
+        .with_memory_listener(gate.clone())
+        .with_memory_reservation_block(1);
+    for (batch, finish) in [(&first, false), (&second, true)] {
+        w.write(batch).unwrap();
+        gate.shut(true);
+        let refused = gate.refused();
+        let e = match finish {
+            false => w.flush().unwrap_err(),
+            true => w.finish().map(drop).unwrap_err(),
+        }
+        .to_string();
+        assert!(gate.refused() > refused, "nothing was refused");
+        assert!(e.contains("memory reservation refused"), "{e}");
+        assert!(e.contains("columns encoded on other threads"), "{e}");
+        let said = match finish {
+            false => "nothing was flushed",
+            true => "the file was not finished",
+        };
+        assert!(e.contains(said), "{e}");
+        gate.shut(false);
+        match finish {
+            false => w.flush().unwrap(),
+            true => drop(w.finish().unwrap()),
+        }
+    }
+    drop(w);
+    assert_eq!(gate.used(), 0);
+    let mut expected = Vec::new();
+    let mut up = parquet::arrow::ArrowWriter::try_new(&mut expected, first.schema(), None).unwrap();
+    up.write(&first).unwrap();
+    up.flush().unwrap();
+    up.write(&second).unwrap();
+    up.close().unwrap();
+    assert!(out == expected, "the files differ");
 }
