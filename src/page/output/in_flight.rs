@@ -142,15 +142,13 @@ impl PageOutput {
         let mut kept_levels = h.levels.pop().unwrap_or_default();
         kept_levels.clear();
         kept_levels.extend_from_slice(levels);
-        let (mut codec, codec_bytes) = match h.codecs.pop() {
-            Some(codec) => codec,
-            None => {
-                let mut codec = PageCodec::for_compression(s.compression)?
-                    .ok_or_else(|| ParquetError::General("the column has no codec".into()))?;
-                let bytes = codec.memory_size();
-                (codec, bytes)
-            }
+        let mut codec = match h.codecs.pop() {
+            Some((codec, _)) => codec,
+            None => PageCodec::for_compression(s.compression)?
+                .ok_or_else(|| ParquetError::General("the column has no codec".into()))?,
         };
+        // As it will be once it has compressed the page.
+        let codec_bytes = codec.memory_size_for(input.len());
         // Room for the most the codec can make of the page, here, so that
         // the page's heap is known while it is out.
         let mut output = h.outputs.pop().unwrap_or_default();

@@ -24,7 +24,7 @@ mod closing;
 pub(super) use closing::Closing;
 
 use crate::cdc::Chunker;
-use crate::column::{ArrowColumnWriter, ArrowLeafColumn};
+use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn};
 use crate::memory::{LaneMemory, Share};
 use crate::pool::{Lane, Op, Pool, Take, run_caught};
 use closing::ChunkSlot;
@@ -284,7 +284,7 @@ impl Lanes {
                     failed_column(&c.name)
                 });
                 // The writer's memory becomes its chunk's, held by the slot.
-                let memory = chunk.as_ref().map_or(0, closing::chunk_memory);
+                let memory = chunk.as_ref().map_or(0, ArrowColumnChunk::memory_size);
                 let share = c.hand_over(memory);
                 filled.fill(chunk, memory, share);
             });

@@ -9,18 +9,6 @@ use crate::pool::Take;
 use parquet::errors::{ParquetError, Result};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-/// The memory a closed chunk holds: its pages, and its bloom filter's
-/// bitset (written after its row group or at the end of the file).
-pub(super) fn chunk_memory(chunk: &ArrowColumnChunk) -> usize {
-    let close = chunk.close();
-    let data = usize::try_from(close.metadata.compressed_size()).unwrap_or(0);
-    let filter = close
-        .bloom_filter
-        .as_ref()
-        .map_or(0, |f| f.num_blocks() * 32);
-    data + filter
-}
-
 /// What a closing column left in its slot.
 struct Filled {
     chunk: Result<ArrowColumnChunk>,
@@ -174,17 +162,21 @@ impl Closing {
         self.slots.iter().map(|(_, s)| s.bytes(bloom)).sum()
     }
 
-    /// Memory held by the chunks that are in, and (once its lanes are
-    /// idle) by the column writers open on its lanes unless they are
+    /// Memory held (once its lanes are idle) by its chunks, and by the
+    /// column writers open on its lanes unless they are
     /// `current` (with content-defined chunking, the next row group's
     /// columns go on on the same lanes: counted once, as theirs).
     pub(in crate::writer::row_groups) fn memory(&self, current: Option<&Arc<Lanes>>) -> usize {
-        let chunks: usize = self.slots.iter().map(|(_, s)| s.memory()).sum();
         let shared = current.is_some_and(|c| Arc::ptr_eq(c, &self.lanes));
+        // Once idle (the chunks are in their slots only then).
         let writers = match shared {
-            true => 0,
+            true => {
+                self.lanes.sync();
+                0
+            }
             false => self.lanes.sum(|w| w.memory_size()),
         };
+        let chunks: usize = self.slots.iter().map(|(_, s)| s.memory()).sum();
         chunks + writers
     }
 
