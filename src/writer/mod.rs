@@ -18,7 +18,7 @@ pub use options::ArrowWriterOptions;
 pub use work::{LeafChunks, ThreadWork};
 
 use crate::ArrowRowGroupWriterFactory;
-use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};
+use crate::memory::{DEFAULT_RESERVATION_BLOCK, Reservation};
 use crate::plan::{ColumnPlan, FileRoute};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -29,7 +29,6 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use row_groups::RowGroupWriter;
 use std::io::Write;
-use std::sync::Arc;
 
 /// Encodes [`RecordBatch`]es to Parquet, byte-for-byte as
 /// `parquet::arrow::ArrowWriter` does, with a fast FIXED_LEN_BYTE_ARRAY path.
@@ -66,7 +65,7 @@ use std::sync::Arc;
 ///   fields, decimal widths) before any row is buffered.
 pub struct ArrowWriter<W: Write> {
     engine: Engine<W>,
-    /// Memory reserved from a [`MemoryListener`], if one is attached.
+    /// Memory reserved from a [`MemoryListener`](crate::MemoryListener), if one is attached.
     reservation: Option<Reservation>,
     /// Its block size, also when set before the listener.
     reservation_block: usize,
@@ -213,39 +212,6 @@ impl<W: Write + Send> ArrowWriter<W> {
         flushed
     }
 
-    /// Attaches a [`MemoryListener`] that the writer reserves the memory it
-    /// holds from, in blocks of [`DEFAULT_RESERVATION_BLOCK`] (see
-    /// [`Self::with_memory_reservation_block`]).
-    ///
-    /// Before each [`Self::write`], the writer makes sure its reservation
-    /// covers the memory it holds plus the batch's size; if the listener
-    /// refuses, `write` fails before anything of the batch is written, with
-    /// an error naming the requested and held sizes, and the writer stays
-    /// usable (call [`Self::flush`] to release the buffered row group's
-    /// memory). After each write and flush, blocks no longer needed are given
-    /// back; everything is given back when the writer is closed or dropped.
-    ///
-    /// The writer then keeps out of the process-wide block cache, as with
-    /// [`ArrowWriterOptions::with_block_cache`]`(false)`: its page blocks
-    /// are its own, so its reservation covers what it makes the process
-    /// hold. Attach it before the first write (a row group already started
-    /// keeps its setting).
-    pub fn with_memory_listener(mut self, listener: Arc<dyn MemoryListener>) -> Self {
-        self.reservation = Some(Reservation::new(listener, self.reservation_block));
-        self.engine.get_mut().set_block_cache(false);
-        self
-    }
-
-    /// Sets the block size of memory reservations (default 1 MiB), before
-    /// or after [`Self::with_memory_listener`].
-    pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
-        self.reservation_block = bytes;
-        if let Some(r) = &mut self.reservation {
-            r.set_block(bytes);
-        }
-        self
-    }
-
     /// Encodes the column chunks of each row group on up to `threads`
     /// threads, the calling thread included: `threads` 1 (the default)
     /// encodes on the calling thread alone, exactly as before; 0 counts
@@ -290,14 +256,16 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// and [`inner`](Self::inner) show it only once it is copied out (by
     /// the first write after its columns are closed, at the latest when
     /// the next row group fills or the writer is flushed). With a
-    /// [`MemoryListener`], each write also copies out a full row group
+    /// [`MemoryListener`](crate::MemoryListener), each write also copies out a full row group
     /// before it returns, and reserves without waiting for the lanes: from
-    /// what each column published after its last operation, plus the
-    /// batch; a column that comes to hold more than the reservation leaves
-    /// for the lanes reserves the rest from the listener itself, so the
-    /// reservation covers [`memory_size`](Self::memory_size) at all times
-    /// (a refusal met there fails the next write, before anything of it is
-    /// queued).
+    /// what each column published after its last operation (with the
+    /// chunks waiting to be spliced and the batches whose work is queued),
+    /// plus the batch; a column that comes to hold more than the
+    /// reservation leaves for the lanes reserves the rest from the
+    /// listener itself, so the reservation covers
+    /// [`memory_size`](Self::memory_size) at all times (a refusal met
+    /// there fails the next `write`, `flush` or `finish`, before it does
+    /// anything; `flush` and `finish` wait for the queued work first).
     ///
     /// # When it pays
     ///
@@ -340,10 +308,13 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// the same effect. Besides what is said above of a row group not yet
     /// copied out, [`Self::memory_size`] and memory reservations count the
     /// same buffers as with one thread, except that a compressed column
-    /// keeps the buffers its pages were compressed in on the pool (about
-    /// three per page out at once, each a page in size); columns encoded
-    /// at the same time also hold their scratch space at the same time, and
-    /// the batches whose work is queued are kept alive until it is done.
+    /// keeps the buffers its pages were compressed in on the pool (for
+    /// each page out at once: a copy of its levels, a copy of the page, an
+    /// output buffer with room for the most its codec can make of it, and
+    /// a codec; all counted); columns encoded at the same time also hold
+    /// their scratch space at the same time, and the batches whose work is
+    /// queued are kept alive until it is done (reserved, not counted in
+    /// `memory_size`, which waits for that work).
     /// Page stores are created as before (in file order, on the calling
     /// thread) and then used from the worker threads.
     pub fn with_threads(mut self, threads: usize) -> Self {
@@ -370,11 +341,6 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn with_min_parallel_work(mut self, work: std::time::Duration) -> Self {
         self.engine.get_mut().set_min_parallel_work(work);
         self
-    }
-
-    /// Bytes currently reserved from the [`MemoryListener`] (0 without one).
-    pub fn reserved_memory(&self) -> usize {
-        self.reserved_bytes()
     }
 
     /// Adds key-value metadata to the file footer.

@@ -26,10 +26,11 @@
 //! it meets goes unreported.
 
 use super::ArrowWriter;
-use crate::memory::{LaneMemory, Refusal};
+use crate::memory::{LaneMemory, MemoryListener, Refusal, Reservation};
 use arrow_array::RecordBatch;
 use parquet::errors::Result;
 use std::io::Write;
+use std::sync::Arc;
 
 /// What a write refused before it began did (and did not) do.
 const WRITE: &str = "nothing of this batch was written (the rows of earlier writes are kept): \
@@ -43,6 +44,55 @@ pub(super) const FINISH: &str = "the file was not finished (the buffered rows ar
                                  was written): finish() again to write them out and the footer";
 
 impl<W: Write + Send> ArrowWriter<W> {
+    /// Attaches a [`MemoryListener`] that the writer reserves the memory it
+    /// holds from, in blocks of [`DEFAULT_RESERVATION_BLOCK`](crate::DEFAULT_RESERVATION_BLOCK) (see
+    /// [`Self::with_memory_reservation_block`]).
+    ///
+    /// Before each [`Self::write`], the writer makes sure its reservation
+    /// covers the memory it holds plus the batch's size; if the listener
+    /// refuses, `write` fails before anything of the batch is written, with
+    /// an error naming the requested and held sizes, and the writer stays
+    /// usable (call [`Self::flush`] to release the buffered row group's
+    /// memory). After each write and flush, the reservation is brought in
+    /// line with what the writer holds (blocks no longer needed are given
+    /// back); everything is given back when the writer is closed or
+    /// dropped.
+    ///
+    /// A call fails on a refusal only before it does anything, and says
+    /// so. A refusal met once a call has done its work (the reservation
+    /// after a write, which has written its rows; on several threads, a
+    /// column's while it encodes) does not fail that call: the writer's
+    /// next `write`, `flush` or `finish` reports it before doing anything
+    /// ("nothing of this batch was written", "nothing was flushed", "the
+    /// file was not finished"), once; called again, it goes ahead. A
+    /// failed `finish` keeps reserved what the writer still holds.
+    ///
+    /// The writer then keeps out of the process-wide block cache, as with
+    /// [`ArrowWriterOptions::with_block_cache`](crate::ArrowWriterOptions::with_block_cache)`(false)`: its page blocks
+    /// are its own, so its reservation covers what it makes the process
+    /// hold. Attach it before the first write (a row group already started
+    /// keeps its setting).
+    pub fn with_memory_listener(mut self, listener: Arc<dyn MemoryListener>) -> Self {
+        self.reservation = Some(Reservation::new(listener, self.reservation_block));
+        self.engine.get_mut().set_block_cache(false);
+        self
+    }
+
+    /// Sets the block size of memory reservations (default 1 MiB), before
+    /// or after [`Self::with_memory_listener`].
+    pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
+        self.reservation_block = bytes;
+        if let Some(r) = &mut self.reservation {
+            r.set_block(bytes);
+        }
+        self
+    }
+
+    /// Bytes currently reserved from the [`MemoryListener`] (0 without one).
+    pub fn reserved_memory(&self) -> usize {
+        self.reserved_bytes()
+    }
+
     /// Before a call: with a reservation, attaches the lanes' cover (the
     /// first time), takes over what the lanes reserved, and returns a
     /// refusal met since the last call (carried, or a lane's) as this

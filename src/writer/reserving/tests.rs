@@ -110,3 +110,37 @@ fn a_column_publishing_while_the_writer_reads_is_covered() {
     w.close().unwrap();
     assert_eq!(listener.0.load(SeqCst), 0);
 }
+
+/// Without a listener nothing is published (the lanes' columns skip it:
+/// nobody reads it); a listener attached while the lanes hold column
+/// writers has what they hold published at once (the next call), and the
+/// reservation covers it.
+#[test]
+fn lanes_publish_once_a_listener_is_attached() {
+    let listener = Arc::new(Counter::default());
+    let mut w = ArrowWriter::try_new(Vec::new(), batch(10, 0).schema(), None)
+        .unwrap()
+        .with_threads(2)
+        .with_min_parallel_work(std::time::Duration::ZERO);
+    w.write(&batch(3_000, 1)).unwrap();
+    let held = w.memory_size();
+    let lanes = Arc::clone(w.engine.get().lane_memory().expect("lanes"));
+    assert!(
+        held > w.engine.get().memory_outside_lanes(),
+        "nothing on the lanes"
+    );
+    assert_eq!(lanes.published(), 0, "published without a listener");
+    let mut w = w.with_memory_listener(listener.clone());
+    w.write(&batch(3_000, 2)).unwrap();
+    let held = w.memory_size();
+    assert!(lanes.published() > 0);
+    assert_eq!(
+        lanes.published() + w.engine.get().memory_outside_lanes(),
+        held,
+        "what is published is what is held, once the lanes are idle"
+    );
+    assert!(w.reserved_memory() >= held);
+    assert_eq!(listener.0.load(SeqCst), w.reserved_memory());
+    w.close().unwrap();
+    assert_eq!(listener.0.load(SeqCst), 0);
+}
