@@ -138,9 +138,13 @@ impl<W: Write + Send> RowGroupWriter<W> {
             // The batch is held until its queued work is done: published
             // (once per write) for the memory reservation.
             let memory = &self.lane_memory;
-            let batch = self
-                .queued_batch
-                .get_or_insert_with(|| Arc::new(Share::new(memory, part.get_array_memory_size())));
+            let batch = self.queued_batch.get_or_insert_with(|| {
+                let bytes = match memory.tracking() {
+                    true => part.get_array_memory_size(),
+                    false => 0,
+                };
+                Arc::new(Share::new(memory, bytes))
+            });
             lanes.write(leaves, (rows, rows_left), batch)?;
         } else {
             self.steps.1 += 1;
