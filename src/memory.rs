@@ -163,6 +163,15 @@ impl Reservation {
         self.reserved += bytes;
     }
 
+    /// Hands up to `bytes` of the reservation over to someone else (the
+    /// lanes, see [`LaneMemory::lend`]), who will give them back to the
+    /// listener or to [`Self::absorb`]; the bytes handed over.
+    pub(crate) fn lend(&mut self, bytes: usize) -> usize {
+        let lent = bytes.min(self.reserved);
+        self.reserved -= lent;
+        lent
+    }
+
     /// The listener and block size, for [`LaneMemory::attach`].
     pub(crate) fn listener(&self) -> (&Arc<dyn MemoryListener>, usize) {
         (&self.listener, self.block)
@@ -219,7 +228,10 @@ impl LaneMemory {
                 cover.cover(total);
             }
         } else if now < before {
-            self.published.fetch_sub(before - now, SeqCst);
+            let total = self.published.fetch_sub(before - now, SeqCst) - (before - now);
+            if let Some(cover) = self.cover.get() {
+                cover.release(total);
+            }
         }
     }
 
@@ -256,7 +268,23 @@ impl LaneMemory {
     /// The bytes the lanes reserved themselves since the last call, now
     /// the writer's to account for.
     pub(crate) fn take_extra(&self) -> usize {
-        self.cover.get().map_or(0, |c| c.extra.swap(0, SeqCst))
+        self.cover.get().map_or(0, |c| {
+            let _lock = c.lock();
+            c.extra.swap(0, SeqCst)
+        })
+    }
+
+    /// Takes over `bytes` of the writer's reservation (its part for the
+    /// lanes, [`Reservation::lend`]) as if the lanes had reserved them, with
+    /// `allowance` left to them by the writer: as what they publish goes
+    /// down (a row group's chunks spliced one by one), they give back the
+    /// whole blocks they no longer need, there and then.
+    pub(crate) fn lend(&self, bytes: usize, allowance: usize) {
+        if let Some(cover) = self.cover.get() {
+            let _lock = cover.lock();
+            cover.extra.fetch_add(bytes, SeqCst);
+            cover.allowance.store(allowance, SeqCst);
+        }
     }
 
     /// The bytes the lanes reserved themselves and the writer has not
@@ -306,6 +334,26 @@ impl LaneCover {
                     cause,
                 });
             }
+        }
+    }
+}
+
+impl LaneCover {
+    /// Gives back the whole blocks of what the lanes reserved themselves
+    /// that the lanes' `total` no longer needs.
+    fn release(&self, total: usize) {
+        if self.extra.load(SeqCst) == 0 {
+            return;
+        }
+        let _lock = self.lock();
+        let extra = self.extra.load(SeqCst);
+        let need = total
+            .saturating_sub(self.allowance.load(SeqCst))
+            .div_ceil(self.block)
+            .saturating_mul(self.block);
+        if need < extra {
+            self.listener.shrink(extra - need);
+            self.extra.store(need, SeqCst);
         }
     }
 }

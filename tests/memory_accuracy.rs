@@ -868,3 +868,46 @@ fn a_row_group_waiting_to_be_spliced_is_counted_once() {
         });
     }
 }
+
+/// With a listener, on two threads (no worker: the lanes' work runs only
+/// when the writer waits for it), the reservation covers what the writer
+/// makes the process hold after every write, measured, before that work is
+/// done: its columns' buffers, and the batches whose work is queued (the
+/// caller drops its own reference to each batch once written). It used to
+/// cover the last batch only, while every batch written since the lanes
+/// last caught up stayed alive; a write now also waits (helping) while
+/// the lanes hold more than its own work.
+#[test]
+fn the_reservation_covers_the_batches_queued_for_the_lanes() {
+    let _serial = serial();
+    without_workers(|| {
+        let pool = Arc::new(Pool::default());
+        pool.limit.store(usize::MAX, Ordering::SeqCst);
+        let schema = workload("decimal128", 0).schema();
+        let mut out = Vec::with_capacity(64 << 20);
+        let mut w = ArrowWriter::try_new(&mut out, schema, None)
+            .unwrap()
+            .with_threads(2)
+            .with_min_parallel_work(std::time::Duration::ZERO)
+            .with_memory_listener(pool.clone())
+            .with_memory_reservation_block(4096);
+        let mut seen: Vec<(f64, f64)> = Vec::with_capacity(BATCHES * 2);
+        let before = held();
+        for s in 0..BATCHES as u64 * 2 {
+            let b = workload("decimal128", s);
+            w.write(&b).unwrap();
+            drop(b);
+            seen.push(((held() - before) as f64, w.reserved_memory() as f64));
+        }
+        assert!(w.thread_work().writes_on_threads > 0);
+        w.close().unwrap();
+        assert_eq!(pool.used.load(Ordering::SeqCst), 0);
+        for (i, &(live, reserved)) in seen.iter().enumerate() {
+            println!("write {i}: live {live} reserved {reserved}");
+            assert!(
+                reserved + THREADS_SLACK >= live,
+                "after write {i}: {reserved} bytes reserved, {live} held"
+            );
+        }
+    });
+}

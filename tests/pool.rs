@@ -429,49 +429,6 @@ fn two_columns(g: &mut Gen, rows: usize) -> RecordBatch {
     g.batch(&schema, rows, &Spec::new(Nulls::Density(0.1)))
 }
 
-/// The batches whose work is queued on the lanes are held until it is
-/// done: the reservation covers them all (with no worker, none of the
-/// work runs before the writer waits for it). It used to cover the last
-/// batch only.
-#[test]
-fn queued_batches_are_reserved() {
-    let _serial = serial();
-    parquet_flba::set_worker_threads(0);
-    wait_for_at_most(0);
-    let mut g = Gen::new("queued_batches");
-    let batches: Vec<RecordBatch> = (0..4).map(|_| two_columns(&mut g, 5000)).collect();
-    let gate = Arc::new(Gate::default());
-    let mut w = ArrowWriter::try_new(Vec::new(), batches[0].schema(), None)
-        .unwrap()
-        .with_threads(2)
-        .with_min_parallel_work(std::time::Duration::ZERO)
-        .with_memory_listener(gate.clone())
-        .with_memory_reservation_block(4096);
-    let mut queued = 0;
-    for (i, b) in batches.iter().enumerate() {
-        w.write(b).unwrap();
-        queued += b.get_array_memory_size();
-        let work = w.thread_work();
-        assert_eq!(work.writes_on_threads, i + 1);
-        assert_eq!(
-            work.column_work_on_caller + work.column_work_on_workers,
-            0,
-            "work ran"
-        );
-        assert!(
-            w.reserved_memory() >= queued,
-            "after write {i}: {} bytes reserved, {queued} bytes of batches queued",
-            w.reserved_memory()
-        );
-        assert_eq!(gate.used(), w.reserved_memory());
-    }
-    // The work runs (here) and the batches go.
-    let held = w.memory_size();
-    assert!(w.reserved_memory() >= held);
-    w.close().unwrap();
-    assert_eq!(gate.used(), 0);
-}
-
 /// A refusal met by the lanes while they encode the last write's work
 /// (here, with no worker, when the writer waits for it) is reported by
 /// the flush or finish that follows, before it does anything, and says

@@ -236,7 +236,9 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// waiting for the encoding, so the next batches' work queues behind
     /// it and the threads stay busy from one write to the next; a write
     /// waits (and encodes too) only while the lanes hold more than about a
-    /// quarter of a row group. A full row group's columns are closed on
+    /// quarter of a row group (with a [`MemoryListener`](crate::MemoryListener),
+    /// while they hold more than its own work: the batches kept alive for
+    /// queued work are few, and reserved). A full row group's columns are closed on
     /// their lanes, and its chunks are copied into the output, in schema
     /// order, by the calling thread during a later call, while the next
     /// row group's columns (on lanes of their own) are encoded: row groups

@@ -116,10 +116,30 @@ impl<W: Write + Send> ArrowWriter<W> {
             let lane_refusal = lanes.take_refusal();
             refused = refused.or(lane_refusal);
         }
-        match refused {
-            Some(refusal) => Err(refusal.into_error(consequence)),
-            None => Ok(()),
+        if let Some(refusal) = refused {
+            return Err(refusal.into_error(consequence));
         }
+        if wait {
+            self.lend_to_lanes();
+        }
+        Ok(())
+    }
+
+    /// Before a flush or finish, the lanes idle: the reservation settles to
+    /// what is held (what was kept for queued work, the batches, goes
+    /// back), and its part for the lanes is handed over to them, so that
+    /// it goes down, block by block, as the row group's chunks are spliced
+    /// into the output (which may reserve its own) rather than at the end.
+    fn lend_to_lanes(&mut self) {
+        self.settle_reservation();
+        let engine = self.engine.get();
+        let (Some(r), Some(lanes)) = (&mut self.reservation, engine.lane_memory()) else {
+            return;
+        };
+        let outside = engine.memory_outside_lanes();
+        let keep = r.round_up(outside);
+        let lent = r.lend(r.reserved().saturating_sub(keep));
+        lanes.lend(lent, keep.saturating_sub(outside));
     }
 
     /// Before a write: makes sure the reservation covers what the writer

@@ -99,9 +99,10 @@ pub(super) struct RowGroupWriter<W: Write> {
     /// The memory held on the lanes, as published (read without waiting
     /// for them).
     lane_memory: Arc<crate::memory::LaneMemory>,
-    /// During a write whose work is queued on the lanes: the batch's
-    /// published share, held by that work.
-    queued_batch: Option<Arc<crate::memory::Share>>,
+    /// During a write whose work is queued on the lanes: for each leaf
+    /// the lanes take, the published share of its field's arrays, held by
+    /// that work.
+    queued_batch: Option<Vec<Arc<crate::memory::Share>>>,
     /// With more than one thread: each leaf's cost, in nanoseconds per
     /// 1,024 rows (guessed from its type when the threads are set, then
     /// measured), which orders the pool's work.

@@ -211,29 +211,32 @@ impl Lanes {
     }
 
     /// Queues each leaf's write of `rows` rows (`rows_left`: the rows the
-    /// row group still takes, this write's included); each write holds
-    /// `batch`, the published share of the batch it comes from, until it
-    /// is done.
+    /// row group still takes, this write's included); each leaf's write
+    /// holds its share of `shares` (the published memory of the arrays it
+    /// comes from) until it is done.
     pub(super) fn write(
         &self,
         leaves: Vec<ArrowLeafColumn>,
         (rows, rows_left): (usize, Option<usize>),
-        batch: &Arc<Share>,
+        shares: &[Arc<Share>],
     ) -> Result<()> {
         self.check_count(leaves.len())?;
-        let ops =
-            self.lanes
-                .iter()
-                .zip(&self.leaves)
-                .zip(leaves)
-                .map(|((lane, leaf), leaf_column)| {
-                    let batch = Arc::clone(batch);
-                    let op: Op<Column> = Box::new(move |c: &mut Column| {
-                        write_leaf(c, &leaf_column, rows, rows_left);
-                        drop(batch);
-                    });
-                    (lane, rows, work(&self.costs, *leaf, rows), op)
+        self.check_count(shares.len())?;
+        let ops = self
+            .lanes
+            .iter()
+            .zip(&self.leaves)
+            .zip(leaves.into_iter().zip(shares))
+            .map(|((lane, leaf), (leaf_column, share))| {
+                let share = Arc::clone(share);
+                let op: Op<Column> = Box::new(move |c: &mut Column| {
+                    write_leaf(c, &leaf_column, rows, rows_left);
+                    // The leaf's arrays go with it, now.
+                    drop(leaf_column);
+                    drop(share);
                 });
+                (lane, rows, work(&self.costs, *leaf, rows), op)
+            });
         self.pool.push_all(ops);
         Ok(())
     }
