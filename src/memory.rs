@@ -340,20 +340,23 @@ impl LaneCover {
 
 impl LaneCover {
     /// Gives back the whole blocks of what the lanes reserved themselves
-    /// that the lanes' `total` no longer needs.
+    /// that the lanes' `total` no longer needs, but one (so that a total
+    /// going up and down around a block's edge does not call the listener
+    /// each time).
     fn release(&self, total: usize) {
         if self.extra.load(SeqCst) == 0 {
             return;
         }
         let _lock = self.lock();
         let extra = self.extra.load(SeqCst);
-        let need = total
+        let keep = total
             .saturating_sub(self.allowance.load(SeqCst))
             .div_ceil(self.block)
-            .saturating_mul(self.block);
-        if need < extra {
-            self.listener.shrink(extra - need);
-            self.extra.store(need, SeqCst);
+            .saturating_mul(self.block)
+            .saturating_add(self.block);
+        if keep < extra {
+            self.listener.shrink(extra - keep);
+            self.extra.store(keep, SeqCst);
         }
     }
 }
