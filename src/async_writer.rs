@@ -130,21 +130,13 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
             let result = call(&mut encoder);
             (encoder, result)
         };
-        match crate::pool::spawn_driver(job, self.threads) {
-            Ok(completion) => {
-                let (encoder, result) = completion.await.map_err(|message| {
-                    ParquetError::General(format!("encoding panicked: {message}"))
-                })?;
-                self.encoder = Some(encoder);
-                result
-            }
-            // No worker may run (`set_worker_threads(0)`): on this task.
-            Err(job) => {
-                let (encoder, result) = job();
-                self.encoder = Some(encoder);
-                result
-            }
-        }
+        // With no worker to run it (`set_worker_threads(0)`, threads that
+        // cannot be started), the job runs on this task.
+        let (encoder, result) = crate::pool::spawn_driver(job, self.threads)
+            .await
+            .map_err(|message| ParquetError::General(format!("encoding panicked: {message}")))?;
+        self.encoder = Some(encoder);
+        result
     }
 
     /// Attaches a [`MemoryListener`](crate::MemoryListener) (e.g. over a
@@ -255,7 +247,8 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
 
     /// Encodes the column chunks of each row group on up to `threads`
     /// threads (1, the default: the calling task alone, as `parquet`'s
-    /// writer; 0 counts as 1); the bytes are the same. See
+    /// writer; 0 counts as 1, more than 65,536 as 65,536); the bytes are
+    /// the same. See
     /// [`ArrowWriter::with_threads`]. With more than one thread, each
     /// [`write`](Self::write), [`flush`](Self::flush) and
     /// [`finish`](Self::finish) encodes on the process's worker threads
@@ -264,7 +257,7 @@ impl<W: AsyncFileWriter> AsyncArrowWriter<W> {
     /// dropped before it completes leaves the writer unusable (its later
     /// calls return an error), as the encoding state went with it.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = crate::pool::clamp_threads(threads);
         self.encoder = self.encoder.map(|e| e.with_threads(threads));
         self
     }

@@ -43,7 +43,7 @@
 //! ```
 
 use parquet::errors::{ParquetError, Result};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Receives a writer's memory reservations.
@@ -72,6 +72,39 @@ pub(crate) struct Reservation {
     reserved: usize,
 }
 
+/// A reservation the listener refused: what was asked, and why it was
+/// refused; the call that reports it says what it did and did not do
+/// ([`Self::into_error`]).
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    /// What was asked for, and when.
+    what: String,
+    /// The listener's error.
+    cause: ParquetError,
+}
+
+impl Refusal {
+    /// The refusal as the error of a call, `consequence` saying what the
+    /// call did (and did not) do.
+    pub(crate) fn into_error(self, consequence: &str) -> ParquetError {
+        ParquetError::General(format!(
+            "memory reservation refused: {}: {}; {consequence}",
+            self.what, self.cause
+        ))
+    }
+
+    /// The same refusal, noted as met by an earlier call.
+    pub(crate) fn earlier(self) -> Self {
+        Self {
+            what: format!(
+                "after an earlier call (which was carried out), {}",
+                self.what
+            ),
+            cause: self.cause,
+        }
+    }
+}
+
 impl Reservation {
     pub(crate) fn new(listener: Arc<dyn MemoryListener>, block: usize) -> Self {
         Self {
@@ -85,23 +118,26 @@ impl Reservation {
         self.block = block.max(1);
     }
 
-    fn round_up(&self, bytes: usize) -> usize {
+    /// `bytes` rounded up to whole blocks.
+    pub(crate) fn round_up(&self, bytes: usize) -> usize {
         bytes.div_ceil(self.block).saturating_mul(self.block)
     }
 
     /// Makes sure at least `bytes` are reserved, growing by whole blocks.
-    pub(crate) fn ensure(&mut self, bytes: usize) -> Result<()> {
+    pub(crate) fn ensure(&mut self, bytes: usize) -> std::result::Result<(), Refusal> {
         let want = self.round_up(bytes);
         if want > self.reserved {
             let more = want - self.reserved;
-            self.listener.try_grow(more).map_err(|e| {
-                ParquetError::General(format!(
-                    "memory reservation refused: the writer holds {} reserved bytes and asked for \
-                     {more} more ({} in all, in blocks of {}); nothing of the batch was written — \
-                     flush() to write out the buffered row group and release its memory: {e}",
-                    self.reserved, want, self.block
-                ))
-            })?;
+            if let Err(cause) = self.listener.try_grow(more) {
+                return Err(Refusal {
+                    what: format!(
+                        "the writer holds {} reserved bytes and asked for {more} more ({want} in \
+                         all, in blocks of {})",
+                        self.reserved, self.block
+                    ),
+                    cause,
+                });
+            }
             self.reserved = want;
         }
         Ok(())
@@ -127,18 +163,30 @@ impl Reservation {
         self.reserved += bytes;
     }
 
+    /// Hands up to `bytes` of the reservation over to someone else (the
+    /// lanes, see [`LaneMemory::lend`]), who will give them back to the
+    /// listener or to [`Self::absorb`]; the bytes handed over.
+    pub(crate) fn lend(&mut self, bytes: usize) -> usize {
+        let lent = bytes.min(self.reserved);
+        self.reserved -= lent;
+        lent
+    }
+
     /// The listener and block size, for [`LaneMemory::attach`].
     pub(crate) fn listener(&self) -> (&Arc<dyn MemoryListener>, usize) {
         (&self.listener, self.block)
     }
 }
 
-/// The memory of a writer's column writers on other threads (its lanes),
-/// as each column last published it (after each of its operations, so
-/// the writer reads it without waiting for them); with a listener, the
+/// The memory a writer holds on other threads (its lanes), as published
+/// by what holds it: each column after each of its operations (its
+/// writer's memory), each closed chunk waiting to be spliced, and each
+/// batch whose work is queued; read without waiting for them. With a
+/// listener (once [`Self::attach`]ed: before, nothing is published), the
 /// lanes also reserve themselves what they hold beyond the part of the
-/// writer's reservation set aside for them, so the reservation always
-/// covers them, and the writer takes that over at its next call.
+/// writer's reservation set aside for them (their allowance), so that the
+/// writer's reservation and theirs together cover the published total at
+/// all times; the writer takes theirs over at its next call.
 #[derive(Debug, Default)]
 pub(crate) struct LaneMemory {
     published: AtomicUsize,
@@ -153,47 +201,66 @@ struct LaneCover {
     allowance: AtomicUsize,
     /// Bytes the lanes reserved themselves, not yet taken over.
     extra: AtomicUsize,
-    /// A refusal met by a lane, for the writer's next write.
-    refused: Mutex<Option<ParquetError>>,
+    /// Held while the lanes reserve (so that two columns growing at once
+    /// do not both reserve for the same bytes), with the first refusal
+    /// met, for the writer's next call.
+    refused: Mutex<Option<Refusal>>,
 }
 
 impl LaneMemory {
-    /// The lanes' memory as published.
-    pub(crate) fn published(&self) -> usize {
-        self.published.load(Relaxed)
+    /// Whether anyone counts the lanes' memory (a listener is attached):
+    /// before, publishing is skipped.
+    pub(crate) fn tracking(&self) -> bool {
+        self.cover.get().is_some()
     }
 
-    /// A column's published memory went from `before` to `now` bytes.
+    /// The lanes' memory as published.
+    pub(crate) fn published(&self) -> usize {
+        self.published.load(SeqCst)
+    }
+
+    /// Something's published memory went from `before` to `now` bytes
+    /// (beyond what is covered, the lanes reserve the rest).
     pub(crate) fn change(&self, before: usize, now: usize) {
-        if now >= before {
-            let total = self.published.fetch_add(now - before, Relaxed) + (now - before);
+        if now > before {
+            let total = self.published.fetch_add(now - before, SeqCst) + (now - before);
             if let Some(cover) = self.cover.get() {
                 cover.cover(total);
             }
-        } else {
-            self.published.fetch_sub(before - now, Relaxed);
+        } else if now < before {
+            let total = self.published.fetch_sub(before - now, SeqCst) - (before - now);
+            if let Some(cover) = self.cover.get() {
+                cover.release(total);
+            }
         }
     }
 
-    /// From now on the lanes reserve from `listener` what they hold beyond
-    /// their allowance, in blocks of `block` (once; later calls change
-    /// nothing).
-    pub(crate) fn attach(&self, listener: &Arc<dyn MemoryListener>, block: usize) {
-        let _ = self.cover.get_or_init(|| LaneCover {
-            listener: Arc::clone(listener),
-            block: block.max(1),
-            allowance: AtomicUsize::new(0),
-            extra: AtomicUsize::new(0),
-            refused: Mutex::new(None),
+    /// From now on the lanes publish their memory and reserve from
+    /// `listener` what they hold beyond their allowance, in blocks of
+    /// `block`. Whether this call attached it (the first does; later
+    /// calls change nothing): what the lanes hold already is then to be
+    /// published.
+    pub(crate) fn attach(&self, listener: &Arc<dyn MemoryListener>, block: usize) -> bool {
+        let mut attached = false;
+        let _ = self.cover.get_or_init(|| {
+            attached = true;
+            LaneCover {
+                listener: Arc::clone(listener),
+                block: block.max(1),
+                allowance: AtomicUsize::new(0),
+                extra: AtomicUsize::new(0),
+                refused: Mutex::new(None),
+            }
         });
+        attached
     }
 
     /// Sets how much of the writer's reservation covers the lanes, and
-    /// reserves at once what they hold beyond it (a column may have
-    /// published more since the writer read the figures it set it from).
+    /// reserves at once what they published beyond it and what they
+    /// reserved themselves.
     pub(crate) fn set_allowance(&self, bytes: usize) {
         if let Some(cover) = self.cover.get() {
-            cover.allowance.store(bytes, Relaxed);
+            cover.allowance.store(bytes, SeqCst);
             cover.cover(self.published());
         }
     }
@@ -201,31 +268,53 @@ impl LaneMemory {
     /// The bytes the lanes reserved themselves since the last call, now
     /// the writer's to account for.
     pub(crate) fn take_extra(&self) -> usize {
-        self.cover.get().map_or(0, |c| c.extra.swap(0, Relaxed))
+        self.cover.get().map_or(0, |c| {
+            let _lock = c.lock();
+            c.extra.swap(0, SeqCst)
+        })
+    }
+
+    /// Takes over `bytes` of the writer's reservation (its part for the
+    /// lanes, [`Reservation::lend`]) as if the lanes had reserved them, with
+    /// `allowance` left to them by the writer: as what they publish goes
+    /// down (a row group's chunks spliced one by one), they give back the
+    /// whole blocks they no longer need, there and then.
+    pub(crate) fn lend(&self, bytes: usize, allowance: usize) {
+        if let Some(cover) = self.cover.get() {
+            let _lock = cover.lock();
+            cover.extra.fetch_add(bytes, SeqCst);
+            cover.allowance.store(allowance, SeqCst);
+        }
     }
 
     /// The bytes the lanes reserved themselves and the writer has not
     /// taken over yet.
     pub(crate) fn extra_so_far(&self) -> usize {
-        self.cover.get().map_or(0, |c| c.extra.load(Relaxed))
+        self.cover.get().map_or(0, |c| c.extra.load(SeqCst))
     }
 
     /// The refusal a lane met since the last call, if any.
-    pub(crate) fn take_refusal(&self) -> Option<ParquetError> {
+    pub(crate) fn take_refusal(&self) -> Option<Refusal> {
         let cover = self.cover.get()?;
-        cover
-            .refused
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
+        cover.lock().take()
     }
 }
 
 impl LaneCover {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Refusal>> {
+        self.refused.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Reserves what the lanes' `total` needs beyond their allowance and
     /// what they reserved already.
     fn cover(&self, total: usize) {
-        let have = self.allowance.load(Relaxed) + self.extra.load(Relaxed);
+        let have = || self.allowance.load(SeqCst) + self.extra.load(SeqCst);
+        if total <= have() {
+            return;
+        }
+        let mut refused = self.lock();
+        // Another column may have reserved meanwhile.
+        let have = have();
         if total <= have {
             return;
         }
@@ -234,23 +323,47 @@ impl LaneCover {
             .saturating_mul(self.block);
         match self.listener.try_grow(more) {
             Ok(()) => {
-                self.extra.fetch_add(more, Relaxed);
+                self.extra.fetch_add(more, SeqCst);
             }
-            Err(e) => {
-                let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
-                refused.get_or_insert(ParquetError::General(format!(
-                    "memory reservation refused: columns encoded on other threads needed {more} \
-                     more bytes; nothing of this batch was written — flush() to write out the \
-                     buffered row group and release its memory: {e}"
-                )));
+            Err(cause) => {
+                refused.get_or_insert(Refusal {
+                    what: format!(
+                        "columns encoded on other threads came to hold {total} bytes, {more} more \
+                         than was reserved for them"
+                    ),
+                    cause,
+                });
             }
+        }
+    }
+}
+
+impl LaneCover {
+    /// Gives back the whole blocks of what the lanes reserved themselves
+    /// that the lanes' `total` no longer needs, but one (so that a total
+    /// going up and down around a block's edge does not call the listener
+    /// each time).
+    fn release(&self, total: usize) {
+        if self.extra.load(SeqCst) == 0 {
+            return;
+        }
+        let _lock = self.lock();
+        let extra = self.extra.load(SeqCst);
+        let keep = total
+            .saturating_sub(self.allowance.load(SeqCst))
+            .div_ceil(self.block)
+            .saturating_mul(self.block)
+            .saturating_add(self.block);
+        if keep < extra {
+            self.listener.shrink(extra - keep);
+            self.extra.store(keep, SeqCst);
         }
     }
 }
 
 impl Drop for LaneCover {
     fn drop(&mut self) {
-        let extra = self.extra.swap(0, Relaxed);
+        let extra = self.extra.swap(0, SeqCst);
         if extra > 0 {
             self.listener.shrink(extra);
         }
@@ -263,5 +376,51 @@ impl Drop for Reservation {
             self.listener.shrink(self.reserved);
             self.reserved = 0;
         }
+    }
+}
+
+/// A share of a writer's published lane memory held by something that
+/// outlives the operation that published it (a closed chunk waiting to be
+/// spliced, a batch whose work is queued): given back when dropped.
+#[derive(Debug)]
+pub(crate) struct Share {
+    memory: Arc<LaneMemory>,
+    bytes: usize,
+}
+
+impl Share {
+    /// Publishes `bytes` as held (nothing if nobody is tracking: see
+    /// [`LaneMemory::tracking`]).
+    pub(crate) fn new(memory: &Arc<LaneMemory>, bytes: usize) -> Self {
+        let bytes = if memory.tracking() { bytes } else { 0 };
+        memory.change(0, bytes);
+        Self {
+            memory: Arc::clone(memory),
+            bytes,
+        }
+    }
+
+    /// Takes over `bytes` that someone else published (and no longer
+    /// counts), to give them back when dropped.
+    pub(crate) fn adopt(memory: &Arc<LaneMemory>, bytes: usize) -> Self {
+        Self {
+            memory: Arc::clone(memory),
+            bytes,
+        }
+    }
+
+    /// Publishes the share's `bytes` if it published none (nobody was
+    /// tracking when it was made).
+    pub(crate) fn publish(&mut self, bytes: usize) {
+        if self.bytes == 0 && self.memory.tracking() {
+            self.memory.change(0, bytes);
+            self.bytes = bytes;
+        }
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        self.memory.change(self.bytes, 0);
     }
 }

@@ -319,3 +319,250 @@ fn an_accounted_writer_needs_no_more_than_parquets_peak() {
         assert_eq!(pool.used.load(Ordering::SeqCst), 0, "{name}");
     }
 }
+
+/// A memory pool that grants grows until it is told to refuse them, and
+/// counts what it refused.
+#[derive(Debug, Default)]
+struct Gate {
+    used: AtomicUsize,
+    /// Grows granted so far.
+    granted: AtomicUsize,
+    /// The number of grants after which it refuses (`usize::MAX`: never).
+    grants: AtomicUsize,
+    refused: AtomicUsize,
+}
+
+impl Gate {
+    /// Grants the first `grants` grows, then refuses.
+    fn granting(grants: usize) -> Arc<Self> {
+        let gate = Gate::default();
+        gate.grants.store(grants, Ordering::SeqCst);
+        Arc::new(gate)
+    }
+
+    fn grant_all(&self) {
+        self.grants.store(usize::MAX, Ordering::SeqCst);
+    }
+
+    fn refused(&self) -> usize {
+        self.refused.load(Ordering::SeqCst)
+    }
+
+    fn used(&self) -> usize {
+        self.used.load(Ordering::SeqCst)
+    }
+}
+
+impl MemoryListener for Gate {
+    fn try_grow(&self, bytes: usize) -> Result<()> {
+        if self.granted.load(Ordering::SeqCst) >= self.grants.load(Ordering::SeqCst) {
+            self.refused.fetch_add(1, Ordering::SeqCst);
+            return Err(ParquetError::General("the gate is shut".into()));
+        }
+        self.granted.fetch_add(1, Ordering::SeqCst);
+        self.used.fetch_add(bytes, Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn shrink(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::SeqCst);
+    }
+}
+
+/// `parquet`'s file of `batches`, a flush after each listed batch.
+fn upstream_file(batches: &[&RecordBatch], flush_after: &[usize]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batches[0].schema(), None).unwrap();
+    for (i, b) in batches.iter().enumerate() {
+        w.write(b).unwrap();
+        if flush_after.contains(&i) {
+            w.flush().unwrap();
+        }
+    }
+    w.close().unwrap();
+    out
+}
+
+/// The reservation after a write (what the write came to hold beyond what
+/// it reserved before it began) is refused: the write has written its
+/// rows, so it succeeds (it used to fail saying that nothing of the batch
+/// was written, and a caller who wrote the batch again had its rows
+/// twice). The refusal fails the next write, before anything of that
+/// batch is written, and says so; a flush then releases the memory and the
+/// file has every row once.
+#[test]
+fn a_write_refused_after_writing_succeeds_and_the_next_call_says_so() {
+    let b = batch(20_000, 4);
+    // The write's own reservation is granted, the one after it is not.
+    let gate = Gate::granting(1);
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, b.schema(), None)
+        .unwrap()
+        .with_memory_listener(gate.clone())
+        .with_memory_reservation_block(1);
+    w.write(&b)
+        .expect("a write whose rows were written failed on its reservation");
+    assert_eq!(
+        gate.refused(),
+        1,
+        "the reservation after the write was not refused"
+    );
+    assert_eq!(w.in_progress_rows(), 20_000);
+    assert_eq!(w.reserved_memory(), gate.used());
+
+    let e = w.write(&b).unwrap_err().to_string();
+    assert!(e.contains("memory reservation refused"), "{e}");
+    assert!(e.contains("after an earlier call"), "{e}");
+    assert!(e.contains("nothing of this batch was written"), "{e}");
+    assert_eq!(
+        w.in_progress_rows(),
+        20_000,
+        "the refused batch was buffered"
+    );
+    // Reported once: the flush goes ahead and releases the memory.
+    gate.grant_all();
+    w.flush().unwrap();
+    w.write(&b).unwrap();
+    w.close().unwrap();
+    assert_eq!(gate.used(), 0);
+    assert!(out == upstream_file(&[&b, &b], &[0]), "the files differ");
+}
+
+/// Page stores whose store of the last column (2) fails (an error, not a
+/// panic) at its first page once `armed` is set, and then sets `failed`.
+#[cfg(not(feature = "parquet-58"))]
+#[derive(Debug, Default)]
+struct FailingStores {
+    armed: std::sync::atomic::AtomicBool,
+    failed: std::sync::atomic::AtomicBool,
+}
+
+#[cfg(not(feature = "parquet-58"))]
+struct FailingStore {
+    pages: Vec<Option<bytes::Bytes>>,
+    /// The last column's store: the shared switches.
+    switches: Option<Arc<FailingStores>>,
+}
+
+#[cfg(not(feature = "parquet-58"))]
+impl parquet::arrow::arrow_writer::PageStore for FailingStore {
+    fn put(&mut self, value: bytes::Bytes) -> Result<parquet::arrow::arrow_writer::PageKey> {
+        if let Some(s) = self
+            .switches
+            .as_ref()
+            .filter(|s| s.armed.load(Ordering::SeqCst))
+        {
+            s.failed.store(true, Ordering::SeqCst);
+            return Err(ParquetError::General("the store is full".into()));
+        }
+        self.pages.push(Some(value));
+        Ok(parquet::arrow::arrow_writer::PageKey::new(
+            self.pages.len() as u64 - 1,
+        ))
+    }
+
+    fn take(&mut self, key: parquet::arrow::arrow_writer::PageKey) -> Result<bytes::Bytes> {
+        self.pages
+            .get_mut(key.get() as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| ParquetError::General(format!("no page {key:?}")))
+    }
+}
+
+/// The factory, sharing its switches with the last column's stores.
+#[cfg(not(feature = "parquet-58"))]
+#[derive(Debug)]
+struct FailingFactory(Arc<FailingStores>);
+
+#[cfg(not(feature = "parquet-58"))]
+impl parquet::arrow::arrow_writer::PageStoreFactory for FailingFactory {
+    fn create(
+        &self,
+        args: &parquet::arrow::arrow_writer::PageStoreArgs<'_>,
+    ) -> Result<Box<dyn parquet::arrow::arrow_writer::PageStore>> {
+        Ok(Box::new(FailingStore {
+            pages: Vec::new(),
+            switches: (args.column_index() == 2).then(|| self.0.clone()),
+        }))
+    }
+}
+
+/// A writer whose last column's page store fails once armed, with small
+/// pages, attached to `listener` (blocks of 1 byte).
+#[cfg(not(feature = "parquet-58"))]
+fn failing_writer(
+    schema: arrow_schema::SchemaRef,
+    listener: Arc<dyn MemoryListener>,
+) -> (ArrowWriter<Vec<u8>>, Arc<FailingStores>) {
+    let switches = Arc::new(FailingStores::default());
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_data_page_size_limit(4096)
+        .build();
+    let options = parquet_flba::ArrowWriterOptions::new()
+        .with_properties(props)
+        .with_page_store_factory(Arc::new(FailingFactory(switches.clone())));
+    let w = ArrowWriter::try_new_with_options(Vec::new(), schema, options)
+        .unwrap()
+        .with_memory_listener(listener)
+        .with_memory_reservation_block(1);
+    (w, switches)
+}
+
+/// A write that fails half-way (a page store's error, in the last column:
+/// the others have taken their rows, and hold more than the batch), after
+/// which the reservation is refused too: the write's own error is returned (the
+/// refusal used to replace it), and the refusal is reported by the next
+/// call.
+#[cfg(not(feature = "parquet-58"))]
+#[test]
+fn a_refused_reservation_does_not_hide_the_writes_error() {
+    let first = batch(20_000, 5);
+    let second = batch(20_000, 6);
+    let gate = Gate::granting(usize::MAX);
+    let (mut w, store) = failing_writer(first.schema(), gate.clone());
+    w.write(&first).unwrap();
+    // The write's own reservation is granted, none after it.
+    gate.grants
+        .store(gate.granted.load(Ordering::SeqCst) + 1, Ordering::SeqCst);
+    store.armed.store(true, Ordering::SeqCst);
+    let e = w.write(&second).unwrap_err().to_string();
+    assert!(
+        store.failed.load(Ordering::SeqCst),
+        "the store did not fail"
+    );
+    assert!(
+        gate.refused() >= 1,
+        "the reservation after the write was not refused"
+    );
+    assert!(e.contains("the store is full"), "{e}");
+    drop(w);
+    assert_eq!(gate.used(), 0);
+}
+
+/// A finish that fails (here: a writer that a failed write left unable to
+/// go on) keeps reserved what the writer still holds (it used to give the
+/// whole reservation back while the row group's buffers were held until
+/// the writer was dropped).
+#[cfg(not(feature = "parquet-58"))]
+#[test]
+fn a_failed_finish_keeps_what_is_held_reserved() {
+    let first = batch(20_000, 7);
+    let gate = Gate::granting(usize::MAX);
+    let (mut w, store) = failing_writer(first.schema(), gate.clone());
+    w.write(&first).unwrap();
+    store.armed.store(true, Ordering::SeqCst);
+    assert!(w.write(&batch(20_000, 8)).is_err());
+    assert!(store.failed.load(Ordering::SeqCst));
+    let e = w.finish().unwrap_err().to_string();
+    assert!(e.contains("cannot continue"), "{e}");
+    let held = w.memory_size();
+    assert!(held > 0, "the failed writer holds nothing");
+    assert!(
+        w.reserved_memory() >= held,
+        "{} bytes reserved for {held} held",
+        w.reserved_memory()
+    );
+    assert_eq!(gate.used(), w.reserved_memory());
+    drop(w);
+    assert_eq!(gate.used(), 0);
+}

@@ -725,3 +725,189 @@ fn bytes_allocated_per_file() {
         }
     }
 }
+
+/// What a writer on several threads holds besides its columns (its lanes,
+/// their queues, the main codec of each compressed column, which the
+/// helpers' codecs stand in for): a few KiB per column, not counted.
+const THREADS_SLACK: f64 = 16384.0;
+
+/// Runs `f` with no pool worker (a cap of 0): a writer on several threads
+/// then does all its work on this thread, when it waits for it (its
+/// `memory_size()` does), so the counting allocator sees all of it; pages
+/// handed out to compress are compressed only when their column needs
+/// them back. The cap is put back afterwards.
+fn without_workers<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            parquet_flba::set_worker_threads(self.0);
+        }
+    }
+    let _restore = Restore(parquet_flba::worker_threads());
+    parquet_flba::set_worker_threads(0);
+    let start = std::time::Instant::now();
+    while parquet_flba::worker_threads_started() > 0 {
+        assert!(start.elapsed().as_secs() < 10, "workers did not end");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    f()
+}
+
+/// Writes `batches` on two threads (no worker) and compares
+/// `memory_size()` with the live heap after every write; `check` sees the
+/// writer after the last one.
+fn check_two_threads(
+    name: &str,
+    batches: &[RecordBatch],
+    props: WriterProperties,
+    check: impl FnOnce(&ArrowWriter<&mut Vec<u8>>),
+) {
+    without_workers(|| {
+        let mut out = Vec::with_capacity(64 << 20);
+        let mut seen: Vec<(f64, f64)> = Vec::with_capacity(batches.len());
+        let mut w = ArrowWriter::try_new(&mut out, batches[0].schema(), Some(props))
+            .unwrap()
+            .with_threads(2)
+            .with_min_parallel_work(std::time::Duration::ZERO);
+        let before = held();
+        for b in batches {
+            w.write(b).unwrap();
+            // Waits for (here: does) the lanes' work.
+            let reported = w.memory_size() as f64;
+            seen.push(((held() - before) as f64, reported));
+        }
+        check(&w);
+        w.close().unwrap();
+        for (i, &(live, reported)) in seen.iter().enumerate() {
+            let error = (reported - live).abs() / live.max(1.0);
+            println!(
+                "{name} batch {i}: live {live} reported {reported} ({:.1}%)",
+                error * 100.0
+            );
+            assert!(
+                (reported - live).abs() <= (TOLERANCE * live).max(THREADS_SLACK),
+                "{name} after batch {i}: memory_size() {reported} vs live {live} ({:.1}% off)",
+                error * 100.0
+            );
+        }
+    });
+}
+
+/// Pages out on the pool being compressed (with two threads, up to three
+/// per column, left out between writes) hold their levels, a copy of the
+/// page, an output buffer and a codec each: all counted (only the page's
+/// size was). With codecs that keep no state between pages (a snappy
+/// codec's table comes with its first page, which a page left out has not
+/// been compressed yet without workers; zstd's context is not on the
+/// counted heap).
+#[test]
+fn pages_out_on_helper_threads_are_counted() {
+    let _serial = serial();
+    let codecs = [
+        ("lz4_raw", Compression::LZ4_RAW),
+        ("gzip", Compression::GZIP(Default::default())),
+    ];
+    for (codec_name, codec) in codecs {
+        for workload_name in ["decimal128", "fsb_nulls"] {
+            let batches: Vec<RecordBatch> = (0..BATCHES as u64)
+                .map(|s| workload(workload_name, s))
+                .collect();
+            let props = WriterProperties::builder()
+                .set_compression(codec)
+                .set_dictionary_enabled(false)
+                .set_data_page_size_limit(64 << 10)
+                .build();
+            check_two_threads(
+                &format!("{workload_name}_{codec_name} on 2 threads"),
+                &batches,
+                props,
+                |w| {
+                    let work = w.thread_work();
+                    assert!(work.pages_sent > 4, "{work:?}");
+                    assert_eq!(work.pages_on_workers, 0, "{work:?}");
+                },
+            );
+        }
+    }
+}
+
+/// A full row group closed on the lanes waits to be spliced while the next
+/// one is written: its chunks are counted with their bloom filters (they
+/// were left out), and, with content-defined chunking (where the next row
+/// group's columns go on on the same lanes), the open column writers once
+/// (they were counted twice).
+#[test]
+fn a_row_group_waiting_to_be_spliced_is_counted_once() {
+    let _serial = serial();
+    let batches: Vec<RecordBatch> = (0..BATCHES as u64)
+        .map(|s| workload("decimal128", s))
+        .collect();
+    let rows = Some(ROWS + ROWS / 4);
+    let configs = [
+        (
+            "cdc",
+            WriterProperties::builder().set_content_defined_chunking(Some(
+                parquet::file::properties::CdcOptions::default(),
+            )),
+        ),
+        (
+            "bloom filter",
+            // Each row group's filters written after it (at the end of the
+            // file, the file writer would keep them: not column memory).
+            WriterProperties::builder()
+                .set_bloom_filter_enabled(true)
+                .set_bloom_filter_position(
+                    parquet::file::properties::BloomFilterPosition::AfterRowGroup,
+                ),
+        ),
+    ];
+    for (name, props) in configs {
+        let props = props.set_max_row_group_row_count(rows).build();
+        check_two_threads(name, &batches, props, |w| {
+            assert!(!w.flushed_row_groups().is_empty() || w.bytes_written() > 0);
+        });
+    }
+}
+
+/// With a listener, on two threads (no worker: the lanes' work runs only
+/// when the writer waits for it), the reservation covers what the writer
+/// makes the process hold after every write, measured, before that work is
+/// done: its columns' buffers, and the batches whose work is queued (the
+/// caller drops its own reference to each batch once written). It used to
+/// cover the last batch only, while every batch written since the lanes
+/// last caught up stayed alive; a write now also waits (helping) while
+/// the lanes hold more than its own work.
+#[test]
+fn the_reservation_covers_the_batches_queued_for_the_lanes() {
+    let _serial = serial();
+    without_workers(|| {
+        let pool = Arc::new(Pool::default());
+        pool.limit.store(usize::MAX, Ordering::SeqCst);
+        let schema = workload("decimal128", 0).schema();
+        let mut out = Vec::with_capacity(64 << 20);
+        let mut w = ArrowWriter::try_new(&mut out, schema, None)
+            .unwrap()
+            .with_threads(2)
+            .with_min_parallel_work(std::time::Duration::ZERO)
+            .with_memory_listener(pool.clone())
+            .with_memory_reservation_block(4096);
+        let mut seen: Vec<(f64, f64)> = Vec::with_capacity(BATCHES * 2);
+        let before = held();
+        for s in 0..BATCHES as u64 * 2 {
+            let b = workload("decimal128", s);
+            w.write(&b).unwrap();
+            drop(b);
+            seen.push(((held() - before) as f64, w.reserved_memory() as f64));
+        }
+        assert!(w.thread_work().writes_on_threads > 0);
+        w.close().unwrap();
+        assert_eq!(pool.used.load(Ordering::SeqCst), 0);
+        for (i, &(live, reserved)) in seen.iter().enumerate() {
+            println!("write {i}: live {live} reserved {reserved}");
+            assert!(
+                reserved + THREADS_SLACK >= live,
+                "after write {i}: {reserved} bytes reserved, {live} held"
+            );
+        }
+    });
+}

@@ -761,6 +761,31 @@ fn zero_threads_is_one() {
     assert_eq!(w.thread_work().threads, 3);
 }
 
+/// `with_threads(usize::MAX)` (a count nobody checked, e.g. from a
+/// setting) is clamped to 65,536, not an overflow: compressed pages
+/// (whose count out at once is derived from the threads) and the file
+/// are as on two threads.
+#[test]
+fn a_huge_thread_count_is_clamped() {
+    let schema = schema1("v", DataType::Decimal128(38, 10), true);
+    let mut g = Gen::new("huge_threads");
+    let batches: Vec<RecordBatch> = (0..3)
+        .map(|_| g.batch(&schema, 4000, &Spec::new(Nulls::Density(0.1))))
+        .collect();
+    let opts = Opts::props(
+        small_pages(WriterProperties::builder())
+            .set_compression(Compression::SNAPPY)
+            .build(),
+    );
+    let two = write_ours(&schema, &batches, &opts, 2).unwrap();
+    let huge = write_ours(&schema, &batches, &opts, usize::MAX).unwrap();
+    assert!(two.bytes == huge.bytes, "the files differ");
+    let w = ArrowWriter::try_new(Vec::new(), schema, None)
+        .unwrap()
+        .with_threads(usize::MAX);
+    assert_eq!(w.thread_work().threads, 1 << 16);
+}
+
 /// Writes handed to the threads and kept on the caller.
 fn writes_on_threads<W: std::io::Write + Send>(w: &ArrowWriter<W>) -> (usize, usize) {
     let work = w.thread_work();

@@ -220,6 +220,24 @@ impl ArrowColumnChunk {
         }
     }
 
+    /// Heap bytes the chunk holds until it is appended: its pages (this
+    /// crate's: the blocks, or the page store's resident part, they are
+    /// kept in; `parquet`'s: their bytes) and its bloom filter's bitset.
+    pub(crate) fn memory_size(&self) -> usize {
+        let close = self.close();
+        let pages = match &self.0 {
+            ChunkInner::Flba(c) => c.sink.memory_size(),
+            ChunkInner::Parquet(_) => {
+                usize::try_from(close.metadata.compressed_size()).unwrap_or(0)
+            }
+        };
+        let filter = close
+            .bloom_filter
+            .as_ref()
+            .map_or(0, |f| f.num_blocks() * 32);
+        pages + filter
+    }
+
     /// Splices this column's pages into the row group.
     pub fn append_to_row_group<W: Write + Send>(
         self,

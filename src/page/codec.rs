@@ -41,10 +41,18 @@ use {brotli_9 as brotli, lz4_flex_014 as lz4_flex, zstd_014 as zstd};
 const BROTLI_BUFFER: usize = 4096;
 const BROTLI_WINDOW_LOG2: u32 = 22;
 
+/// The heap of snappy's encoder (boxed, with its small hash table)...
+const SNAPPY_SMALL: usize = std::mem::size_of::<snap::raw::Encoder>();
+/// ...and its large table (16 Ki entries of 2 bytes), which it allocates
+/// at its first block of more than [`SNAPPY_SMALL_INPUT`] bytes.
+const SNAPPY_LARGE: usize = 2 * (1 << 14);
+const SNAPPY_SMALL_INPUT: usize = 1 << 10;
+
 /// One column's page compressor; reusable from page to page (the snappy
 /// and zstd contexts are kept).
 pub(crate) enum PageCodec {
-    Snappy(Box<snap::raw::Encoder>),
+    /// The encoder, and whether it has allocated its large hash table.
+    Snappy(Box<snap::raw::Encoder>, bool),
     Gzip(u32),
     Brotli(u32),
     Lz4Hadoop,
@@ -63,7 +71,7 @@ impl PageCodec {
     pub(crate) fn for_compression(compression: Compression) -> Result<Option<Self>> {
         Ok(Some(match compression {
             Compression::UNCOMPRESSED => return Ok(None),
-            Compression::SNAPPY => Self::Snappy(Box::new(snap::raw::Encoder::new())),
+            Compression::SNAPPY => Self::Snappy(Box::new(snap::raw::Encoder::new()), false),
             Compression::GZIP(level) => Self::Gzip(level.compression_level()),
             Compression::BROTLI(level) => Self::Brotli(level.compression_level()),
             Compression::LZ4 => Self::Lz4Hadoop,
@@ -81,11 +89,53 @@ impl PageCodec {
         }))
     }
 
+    /// The heap the codec keeps between pages: the zstd context (as zstd
+    /// measures it), snappy's encoder and hash tables; the others keep
+    /// nothing between calls.
+    pub(crate) fn memory_size(&mut self) -> usize {
+        self.memory_size_for(0)
+    }
+
+    /// [`Self::memory_size`] once it has compressed `len` more bytes in
+    /// one call (snappy's large table comes with a block over a kibibyte;
+    /// a zstd context is counted as it is now).
+    pub(crate) fn memory_size_for(&mut self, len: usize) -> usize {
+        match self {
+            Self::Snappy(_, large) if *large || len > SNAPPY_SMALL_INPUT => {
+                SNAPPY_SMALL + SNAPPY_LARGE
+            }
+            Self::Snappy(..) => SNAPPY_SMALL,
+            Self::Zstd(context) => context.context_mut().sizeof(),
+            Self::Gzip(_) | Self::Brotli(_) | Self::Lz4Hadoop | Self::Lz4Raw => 0,
+        }
+    }
+
+    /// The most bytes [`Self::compress`] appends for `len` input bytes
+    /// (so that an output buffer with this much room never grows), as the
+    /// compression crates bound it; for gzip and brotli, which stream, a
+    /// bound of the same form (the input, stored, plus framing).
+    pub(crate) fn max_compressed_len(&self, len: usize) -> usize {
+        match self {
+            Self::Snappy(..) => snap::raw::max_compress_len(len),
+            Self::Zstd(_) => zstd::zstd_safe::compress_bound(len),
+            Self::Lz4Raw => lz4_flex::block::get_maximum_output_size(len),
+            Self::Lz4Hadoop => 8 + lz4_flex::block::get_maximum_output_size(len),
+            // Stored deflate blocks (5 bytes per block of at most 64 KiB,
+            // counted here per 16 KiB), the gzip header and trailer.
+            Self::Gzip(_) => len + 5 * (len / 16_384 + 1) + 64,
+            // Brotli's own bound (4 bytes per 16 KiB and a few more), and
+            // the flush before its end.
+            Self::Brotli(_) => len + 4 * (len >> 14) + 64,
+        }
+    }
+
     /// Appends `input`, compressed, to `out`.
     pub(crate) fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         let start = out.len();
         match self {
-            Self::Snappy(encoder) => {
+            Self::Snappy(encoder, large) => {
+                // Its large table comes with the first block over 1 KiB.
+                *large |= input.len() > SNAPPY_SMALL_INPUT;
                 out.resize(start + snap::raw::max_compress_len(input.len()), 0);
                 let written = encoder
                     .compress(input, &mut out[start..])

@@ -2,7 +2,7 @@
 //! async task ([`spawn`]): the executor thread is free while the call
 //! (which waits for its own column tasks) runs on the pool.
 
-use super::queue::{Class, Entry, Group, queue};
+use super::queue::{Class, Entry, Group, Queue, queue};
 use super::{Outcome, run_caught};
 use std::future::Future;
 use std::pin::Pin;
@@ -10,42 +10,58 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 /// Runs `job` on a worker thread, starting workers until `workers` run
-/// (within the cap); the returned future resolves to its outcome. The job
-/// comes back when no worker may be started (a cap of 0): run it here.
-pub(crate) fn spawn<T: Send + 'static, F: FnOnce() -> T + Send + 'static>(
-    job: F,
+/// (within the cap); the returned future resolves to its outcome. When no
+/// worker runs it (a cap of 0, workers that cannot be started, or the last
+/// worker ended by a lowered cap before it took the job), the future runs
+/// it itself, on the task that awaits it.
+pub(crate) fn spawn<T: Send + 'static>(
+    job: impl FnOnce() -> T + Send + 'static,
     workers: usize,
-) -> Result<Completion<T>, F> {
-    let queue = queue();
-    if queue.cap() == 0 {
-        return Err(job);
-    }
-    queue.start_workers(workers.max(1));
+) -> Completion<T> {
+    spawn_on(queue(), job, workers)
+}
+
+/// [`spawn`] on `queue`.
+pub(super) fn spawn_on<T: Send + 'static>(
+    queue: &Arc<Queue>,
+    job: impl FnOnce() -> T + Send + 'static,
+    workers: usize,
+) -> Completion<T> {
     let shared = Arc::new(Mutex::new(Shared {
         outcome: None,
         waker: None,
+        job: Some(Box::new(job)),
+        handed_back: false,
     }));
-    let mut filler = Filler(Some(Arc::clone(&shared)));
+    queue.start_workers(workers.max(1));
+    let orphan = Orphan(Arc::clone(&shared));
+    // Queued even when no worker runs: the queue then drops it unrun,
+    // which hands it back.
     queue.push(Entry {
         // Its own group, without a limit: it stands in for the writer's
         // own thread, which the writer's limit does not count.
         group: Group::new(usize::MAX),
-        class: Class::Task,
+        class: Class::Driver,
         index: 0,
         weight: u64::MAX,
         job: Box::new(move || {
-            let outcome = run_caught(job);
-            if let Some(shared) = filler.0.take() {
-                fill(&shared, outcome);
+            let job = orphan.lock().job.take();
+            if let Some(job) = job {
+                let outcome = run_caught(job);
+                fill(&orphan.0, outcome);
             }
         }),
     });
-    Ok(Completion { shared })
+    Completion { shared }
 }
 
 struct Shared<T> {
     outcome: Option<Outcome<T>>,
     waker: Option<Waker>,
+    /// The job, until a worker (or the awaiting task) takes it.
+    job: Option<Box<dyn FnOnce() -> T + Send>>,
+    /// The queue dropped the job's entry unrun: the awaiting task runs it.
+    handed_back: bool,
 }
 
 fn fill<T>(shared: &Mutex<Shared<T>>, outcome: Outcome<T>) {
@@ -58,13 +74,26 @@ fn fill<T>(shared: &Mutex<Shared<T>>, outcome: Outcome<T>) {
     }
 }
 
-/// Fills the outcome with an error if the job is dropped unrun.
-struct Filler<T>(Option<Arc<Mutex<Shared<T>>>>);
+/// Held by the queued entry: if the entry is dropped with the job still
+/// in place (no worker took it), hands the job back to the future.
+struct Orphan<T>(Arc<Mutex<Shared<T>>>);
 
-impl<T> Drop for Filler<T> {
+impl<T> Orphan<T> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared<T>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T> Drop for Orphan<T> {
     fn drop(&mut self) {
-        if let Some(shared) = self.0.take() {
-            fill(&shared, Err("the job was dropped before it ran".into()));
+        let mut shared = self.lock();
+        if shared.job.is_some() {
+            shared.handed_back = true;
+            let waker = shared.waker.take();
+            drop(shared);
+            if let Some(waker) = waker {
+                waker.wake();
+            }
         }
     }
 }
@@ -79,12 +108,17 @@ impl<T> Future for Completion<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome<T>> {
         let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        match shared.outcome.take() {
-            Some(outcome) => Poll::Ready(outcome),
-            None => {
-                shared.waker = Some(cx.waker().clone());
-                Poll::Pending
-            }
+        if let Some(outcome) = shared.outcome.take() {
+            return Poll::Ready(outcome);
         }
+        if shared.handed_back
+            && let Some(job) = shared.job.take()
+        {
+            // No worker will run it: run it here.
+            drop(shared);
+            return Poll::Ready(run_caught(job));
+        }
+        shared.waker = Some(cx.waker().clone());
+        Poll::Pending
     }
 }

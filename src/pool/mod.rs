@@ -33,7 +33,11 @@
 //! Workers are started when a writer first needs them (never more than
 //! the cap), and kept for the life of the process, idle when there is
 //! nothing to do; a writer's drop joins nothing. A worker that cannot be
-//! started is not an error: fewer threads run the same jobs.
+//! started is not an error: fewer threads run the same jobs. The one job
+//! only a worker takes, a whole call of an `AsyncArrowWriter`
+//! (`spawn_driver`), comes back to the task awaiting it when no worker
+//! is left to run it (none could be started, or the cap went to 0 after
+//! it was queued), and that task runs it.
 
 #[cfg(any(feature = "async", test))]
 mod driver;
@@ -120,9 +124,10 @@ impl std::fmt::Debug for Pool {
 
 impl Pool {
     /// A handle for a writer on `threads` threads, its own included (0
-    /// counts as 1). No thread is started yet.
+    /// counts as 1, more than [`MAX_THREADS`] as that many). No thread is
+    /// started yet.
     pub(crate) fn new(threads: usize) -> Self {
-        let threads = threads.max(1);
+        let threads = clamp_threads(threads);
         Self {
             threads,
             queue: Arc::clone(queue()),
@@ -245,7 +250,7 @@ impl Pool {
         // Measured on one wide zstd column, two threads: one page out at a
         // time gained 5-15% (the caller, waiting for it, compressed every
         // other page itself), three 25-40%.
-        let in_flight = (2 * self.threads - 1).min(8);
+        let in_flight = self.threads.saturating_mul(2).saturating_sub(1).min(8);
         PageHelpers::new(
             Arc::clone(&self.queue),
             Arc::clone(&self.group),
@@ -253,6 +258,17 @@ impl Pool {
             Arc::clone(&self.pages),
         )
     }
+}
+
+/// The most threads one writer counts: far beyond any machine (the pool's
+/// cap bounds the workers anyway), low enough that no count derived from
+/// it overflows.
+pub(crate) const MAX_THREADS: usize = 1 << 16;
+
+/// A writer's thread count as the pool takes it: 0 is 1, and anything
+/// above [`MAX_THREADS`] is [`MAX_THREADS`].
+pub(crate) fn clamp_threads(threads: usize) -> usize {
+    threads.clamp(1, MAX_THREADS)
 }
 
 /// Runs `task`, turning a panic into its message.

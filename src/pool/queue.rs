@@ -23,6 +23,11 @@ pub(super) enum Class {
     /// A page to compress ([`PageHelpers`](super::PageHelpers)): a column
     /// task waits for it.
     Page,
+    /// A whole writer call (`spawn_driver`, feature `async`): only a
+    /// worker takes it, so it is handed back, dropped unrun, when no
+    /// worker is left to (its awaiting task then runs it).
+    #[cfg_attr(not(any(feature = "async", test)), allow(dead_code))]
+    Driver,
     /// A task whose result the writer's thread waits for.
     Task,
     /// A run of a [`Lane`](super::Lane)'s queued operations.
@@ -136,6 +141,9 @@ pub(super) struct Queue {
     queued: AtomicUsize,
     /// Most worker threads (see [`set_worker_threads`](super::set_worker_threads)).
     cap: AtomicUsize,
+    /// Tests: every worker start fails.
+    #[cfg(test)]
+    pub(super) spawns_fail: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -154,16 +162,24 @@ pub(super) fn queue() -> &'static Arc<Queue> {
     static QUEUE: OnceLock<Arc<Queue>> = OnceLock::new();
     QUEUE.get_or_init(|| {
         let cap = std::thread::available_parallelism().map_or(4, usize::from);
+        Queue::new(cap)
+    })
+}
+
+impl Queue {
+    /// A queue of at most `cap` workers, none started (the process has one,
+    /// [`queue`]; tests make their own).
+    pub(super) fn new(cap: usize) -> Arc<Self> {
         Arc::new(Queue {
             state: Mutex::default(),
             ready: Condvar::new(),
             queued: AtomicUsize::new(0),
             cap: AtomicUsize::new(cap),
+            #[cfg(test)]
+            spawns_fail: std::sync::atomic::AtomicBool::new(false),
         })
-    })
-}
+    }
 
-impl Queue {
     /// The queue's state; jobs never run under the lock (they run outside
     /// it, under `catch_unwind`), so a poisoned lock still holds a
     /// consistent queue.
@@ -200,14 +216,28 @@ impl Queue {
             state.spawned += 1;
             let queue = Arc::clone(self);
             let number = state.workers + 1;
-            let spawned = std::thread::Builder::new()
-                .name(format!("{WORKER_NAME}{}", state.spawned))
-                .spawn(move || queue.work(number));
+            let spawned = self.spawn_thread(
+                std::thread::Builder::new().name(format!("{WORKER_NAME}{}", state.spawned)),
+                move || queue.work(number),
+            );
             match spawned {
                 Ok(_) => state.workers += 1,
                 Err(_) => break,
             }
         }
+    }
+
+    /// Starts a thread (tests can make every start fail).
+    fn spawn_thread(
+        &self,
+        builder: std::thread::Builder,
+        f: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<()> {
+        #[cfg(test)]
+        if self.spawns_fail.load(Relaxed) {
+            return Err(std::io::Error::other("thread starts fail (test)"));
+        }
+        builder.spawn(f).map(drop)
     }
 
     fn counted(&self, state: &QueueState) {
@@ -219,11 +249,18 @@ impl Queue {
         self.push_all(std::iter::once(entry));
     }
 
-    /// Queues `entries`, each in its place, and wakes the workers.
+    /// Queues `entries`, each in its place, and wakes the workers. A
+    /// [`Class::Driver`] entry is dropped unrun (outside the lock) when no
+    /// worker runs: nothing else would ever take it.
     pub(super) fn push_all(&self, entries: impl IntoIterator<Item = Entry>) {
         let mut state = self.lock();
         let mut pushed = 0;
+        let mut orphans = Vec::new();
         for entry in entries {
+            if entry.class == Class::Driver && state.workers == 0 {
+                orphans.push(entry);
+                continue;
+            }
             // Before the first entry it does not go after.
             let at = state
                 .jobs
@@ -235,6 +272,7 @@ impl Queue {
         }
         self.counted(&state);
         drop(state);
+        drop(orphans);
         match pushed {
             0 => {}
             1 => self.ready.notify_one(),
@@ -287,6 +325,17 @@ impl Queue {
         drop(gone);
     }
 
+    /// Takes every [`Class::Driver`] entry out of the queue (to drop them
+    /// outside the lock).
+    fn take_drivers(&self, state: &mut QueueState) -> Vec<Entry> {
+        let (drivers, kept) = std::mem::take(&mut state.jobs)
+            .into_iter()
+            .partition(|e| e.class == Class::Driver);
+        state.jobs = kept;
+        self.counted(state);
+        drivers
+    }
+
     /// A worker's loop: runs the first job whose group has a worker to
     /// spare, until the cap drops below this worker's number.
     fn work(&self, number: usize) {
@@ -294,6 +343,13 @@ impl Queue {
         loop {
             if number > state.keep {
                 state.workers -= 1;
+                // The last worker hands back the jobs only a worker takes.
+                let orphans = match state.workers {
+                    0 => self.take_drivers(&mut state),
+                    _ => Vec::new(),
+                };
+                drop(state);
+                drop(orphans);
                 return;
             }
             let at = state

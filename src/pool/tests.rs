@@ -170,21 +170,81 @@ fn a_lane_that_panics_drops_the_rest() {
     assert_eq!(lane.with(|n| *n), Some(1));
 }
 
-#[test]
-fn a_driver_job_completes_its_future() {
-    let Ok(completion) = spawn_driver(|| 6 * 7, 1) else {
-        panic!("no worker allowed");
-    };
-    let waker = std::task::Waker::noop();
-    let mut cx = std::task::Context::from_waker(waker);
-    let mut completion = std::pin::pin!(completion);
-    loop {
-        match completion.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(outcome) => {
-                assert_eq!(outcome, Ok(42));
-                break;
-            }
-            std::task::Poll::Pending => std::thread::yield_now(),
+/// Polls `future` until it is ready, for at most `limit` (then `None`),
+/// with a waker that counts its wakes.
+fn poll_for<F: Future>(future: F, limit: std::time::Duration) -> (Option<F::Output>, usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    struct Count(AtomicUsize);
+    impl std::task::Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, SeqCst);
         }
     }
+    let count = Arc::new(Count(AtomicUsize::new(0)));
+    let waker = std::task::Waker::from(Arc::clone(&count));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    let start = std::time::Instant::now();
+    loop {
+        if let std::task::Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
+            return (Some(outcome), count.0.load(SeqCst));
+        }
+        if start.elapsed() > limit {
+            return (None, count.0.load(SeqCst));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+#[test]
+fn a_driver_job_completes_its_future() {
+    let (outcome, _) = poll_for(spawn_driver(|| 6 * 7, 1), PATIENCE);
+    assert_eq!(outcome, Some(Ok(42)));
+}
+
+/// No worker can be started (every thread start fails): the job is not
+/// left in a queue nobody serves; the future runs it on its own task.
+#[test]
+fn a_driver_job_runs_on_its_task_when_no_worker_starts() {
+    let queue = Queue::new(4);
+    queue.spawns_fail.store(true, Relaxed);
+    let here = std::thread::current().id();
+    let completion = driver::spawn_on(&queue, move || std::thread::current().id() == here, 2);
+    let (outcome, _) = poll_for(completion, PATIENCE);
+    assert_eq!(outcome, Some(Ok(true)), "the job did not run on the task");
+    assert_eq!(queue.workers(), 0);
+}
+
+/// A job queued while the only worker is busy, then the cap lowered to 0:
+/// the worker ends once its job is done, and hands the queued job back to
+/// its future (woken), which runs it.
+#[test]
+fn a_driver_job_left_by_the_last_worker_comes_back() {
+    let queue = Queue::new(1);
+    let (release, blocked) = std::sync::mpsc::channel::<()>();
+    let (started, running) = std::sync::mpsc::channel::<()>();
+    let busy = driver::spawn_on(
+        &queue,
+        move || {
+            started.send(()).unwrap();
+            blocked.recv().unwrap();
+            1
+        },
+        1,
+    );
+    running
+        .recv_timeout(PATIENCE)
+        .expect("the worker never started");
+    let queued = driver::spawn_on(&queue, || 2, 1);
+    let mut queued = Box::pin(queued);
+    let (early, _) = poll_for(queued.as_mut(), std::time::Duration::ZERO);
+    assert_eq!(early, None, "the worker is busy");
+    queue.set_cap(0);
+    release.send(()).unwrap();
+    assert_eq!(poll_for(busy, PATIENCE).0, Some(Ok(1)));
+    let (outcome, _) = poll_for(queued, PATIENCE);
+    assert_eq!(outcome, Some(Ok(2)), "the queued job never ran");
+    assert_eq!(queue.workers(), 0);
 }

@@ -29,17 +29,22 @@ pub(super) trait FileEncoder<W: Write>: Send {
     }
     fn flushed_row_groups(&self) -> &[RowGroupMetaData];
     fn memory_size(&self) -> usize;
-    /// `memory_size` without waiting for work on other threads: what the
-    /// column writers on them last reported, and whether that is an
-    /// estimate (work may be queued) rather than `memory_size` itself.
-    fn memory_estimate(&self) -> (usize, bool) {
-        (self.memory_size(), false)
+    /// The memory held outside the lanes (on one thread, all of it): with
+    /// what the lanes published ([`Self::lane_memory`]), what the writer
+    /// holds, read without waiting for work on other threads.
+    fn memory_outside_lanes(&self) -> usize {
+        self.memory_size()
     }
-    /// The memory of column writers on other threads, as they publish it
-    /// (none on one thread).
+    /// The memory held on other threads (the lanes), as published (none
+    /// on one thread).
     fn lane_memory(&self) -> Option<&std::sync::Arc<crate::memory::LaneMemory>> {
         None
     }
+    /// Publishes what the lanes hold (once idle), after the lane memory's
+    /// listener was attached.
+    fn republish_lanes(&self) {}
+    /// Waits (helping) until the lanes have done all their queued work.
+    fn sync_lanes(&self) {}
     fn in_progress_size(&self) -> usize;
     fn in_progress_rows(&self) -> usize;
     fn bytes_written(&self) -> usize;

@@ -18,7 +18,7 @@ pub use options::ArrowWriterOptions;
 pub use work::{LeafChunks, ThreadWork};
 
 use crate::ArrowRowGroupWriterFactory;
-use crate::memory::{DEFAULT_RESERVATION_BLOCK, MemoryListener, Reservation};
+use crate::memory::{DEFAULT_RESERVATION_BLOCK, Reservation};
 use crate::plan::{ColumnPlan, FileRoute};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -29,7 +29,6 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use row_groups::RowGroupWriter;
 use std::io::Write;
-use std::sync::Arc;
 
 /// Encodes [`RecordBatch`]es to Parquet, byte-for-byte as
 /// `parquet::arrow::ArrowWriter` does, with a fast FIXED_LEN_BYTE_ARRAY path.
@@ -66,10 +65,13 @@ use std::sync::Arc;
 ///   fields, decimal widths) before any row is buffered.
 pub struct ArrowWriter<W: Write> {
     engine: Engine<W>,
-    /// Memory reserved from a [`MemoryListener`], if one is attached.
+    /// Memory reserved from a [`MemoryListener`](crate::MemoryListener), if one is attached.
     reservation: Option<Reservation>,
     /// Its block size, also when set before the listener.
     reservation_block: usize,
+    /// A refusal met after a call had done its work, for the next call
+    /// to report (see [`reserving`]).
+    carried: Option<crate::memory::Refusal>,
 }
 
 /// The engine behind the writer.
@@ -137,6 +139,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             engine,
             reservation: None,
             reservation_block: DEFAULT_RESERVATION_BLOCK,
+            carried: None,
         })
     }
 
@@ -181,8 +184,7 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.reserve_for(batch)?;
         let written = self.engine.get_mut().write(batch);
-        self.settle_after_write(batch, written.is_ok())?;
-        written
+        self.settle_after_write(written)
     }
 
     /// Finishes what a write left running (a full row group not yet in
@@ -204,48 +206,18 @@ impl<W: Write + Send> ArrowWriter<W> {
 
     /// Flushes all buffered rows into a new row group.
     pub fn flush(&mut self) -> Result<()> {
+        self.report_refusals(reserving::FLUSH, true)?;
         let flushed = self.engine.get_mut().flush();
-        self.settle_reservation()?;
+        self.settle_reservation();
         flushed
-    }
-
-    /// Attaches a [`MemoryListener`] that the writer reserves the memory it
-    /// holds from, in blocks of [`DEFAULT_RESERVATION_BLOCK`] (see
-    /// [`Self::with_memory_reservation_block`]).
-    ///
-    /// Before each [`Self::write`], the writer makes sure its reservation
-    /// covers the memory it holds plus the batch's size; if the listener
-    /// refuses, `write` fails before anything of the batch is written, with
-    /// an error naming the requested and held sizes, and the writer stays
-    /// usable (call [`Self::flush`] to release the buffered row group's
-    /// memory). After each write and flush, blocks no longer needed are given
-    /// back; everything is given back when the writer is closed or dropped.
-    ///
-    /// The writer then keeps out of the process-wide block cache, as with
-    /// [`ArrowWriterOptions::with_block_cache`]`(false)`: its page blocks
-    /// are its own, so its reservation covers what it makes the process
-    /// hold. Attach it before the first write (a row group already started
-    /// keeps its setting).
-    pub fn with_memory_listener(mut self, listener: Arc<dyn MemoryListener>) -> Self {
-        self.reservation = Some(Reservation::new(listener, self.reservation_block));
-        self.engine.get_mut().set_block_cache(false);
-        self
-    }
-
-    /// Sets the block size of memory reservations (default 1 MiB), before
-    /// or after [`Self::with_memory_listener`].
-    pub fn with_memory_reservation_block(mut self, bytes: usize) -> Self {
-        self.reservation_block = bytes;
-        if let Some(r) = &mut self.reservation {
-            r.set_block(bytes);
-        }
-        self
     }
 
     /// Encodes the column chunks of each row group on up to `threads`
     /// threads, the calling thread included: `threads` 1 (the default)
     /// encodes on the calling thread alone, exactly as before; 0 counts
-    /// as 1. The file is byte-identical whatever the number of threads.
+    /// as 1, and a count above 65,536 as 65,536 (the pool's cap, below,
+    /// bounds the threads anyway). The file is byte-identical whatever the
+    /// number of threads.
     ///
     /// The other threads are the process's worker pool, shared by every
     /// writer ([`set_worker_threads`](crate::set_worker_threads) caps it;
@@ -264,7 +236,9 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// waiting for the encoding, so the next batches' work queues behind
     /// it and the threads stay busy from one write to the next; a write
     /// waits (and encodes too) only while the lanes hold more than about a
-    /// quarter of a row group. A full row group's columns are closed on
+    /// quarter of a row group (with a [`MemoryListener`](crate::MemoryListener),
+    /// while they hold more than its own work: the batches kept alive for
+    /// queued work are few, and reserved). A full row group's columns are closed on
     /// their lanes, and its chunks are copied into the output, in schema
     /// order, by the calling thread during a later call, while the next
     /// row group's columns (on lanes of their own) are encoded: row groups
@@ -284,14 +258,16 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// and [`inner`](Self::inner) show it only once it is copied out (by
     /// the first write after its columns are closed, at the latest when
     /// the next row group fills or the writer is flushed). With a
-    /// [`MemoryListener`], each write also copies out a full row group
+    /// [`MemoryListener`](crate::MemoryListener), each write also copies out a full row group
     /// before it returns, and reserves without waiting for the lanes: from
-    /// what each column published after its last operation, plus the
-    /// batch; a column that comes to hold more than the reservation leaves
-    /// for the lanes reserves the rest from the listener itself, so the
-    /// reservation covers [`memory_size`](Self::memory_size) at all times
-    /// (a refusal met there fails the next write, before anything of it is
-    /// queued).
+    /// what each column published after its last operation (with the
+    /// chunks waiting to be spliced and the batches whose work is queued),
+    /// plus the batch; a column that comes to hold more than the
+    /// reservation leaves for the lanes reserves the rest from the
+    /// listener itself, so the reservation covers
+    /// [`memory_size`](Self::memory_size) at all times (a refusal met
+    /// there fails the next `write`, `flush` or `finish`, before it does
+    /// anything; `flush` and `finish` wait for the queued work first).
     ///
     /// # When it pays
     ///
@@ -334,14 +310,18 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// the same effect. Besides what is said above of a row group not yet
     /// copied out, [`Self::memory_size`] and memory reservations count the
     /// same buffers as with one thread, except that a compressed column
-    /// keeps the buffers its pages were compressed in on the pool (about
-    /// three per page out at once, each a page in size); columns encoded
-    /// at the same time also hold their scratch space at the same time, and
-    /// the batches whose work is queued are kept alive until it is done.
+    /// keeps the buffers its pages were compressed in on the pool (for
+    /// each page out at once: a copy of its levels, a copy of the page, an
+    /// output buffer with room for the most its codec can make of it, and
+    /// a codec; all counted); columns encoded at the same time also hold
+    /// their scratch space at the same time, and the batches whose work is
+    /// queued are kept alive until it is done (reserved, not counted in
+    /// `memory_size`, which waits for that work).
     /// Page stores are created as before (in file order, on the calling
     /// thread) and then used from the worker threads.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.engine.get_mut().set_threads(threads.max(1));
+        let threads = crate::pool::clamp_threads(threads);
+        self.engine.get_mut().set_threads(threads);
         self
     }
 
@@ -363,11 +343,6 @@ impl<W: Write + Send> ArrowWriter<W> {
     pub fn with_min_parallel_work(mut self, work: std::time::Duration) -> Self {
         self.engine.get_mut().set_min_parallel_work(work);
         self
-    }
-
-    /// Bytes currently reserved from the [`MemoryListener`] (0 without one).
-    pub fn reserved_memory(&self) -> usize {
-        self.reserved_bytes()
     }
 
     /// Adds key-value metadata to the file footer.
@@ -398,8 +373,13 @@ impl<W: Write + Send> ArrowWriter<W> {
     /// Flushes buffered rows and writes the footer, without consuming the
     /// writer. Writing afterwards is an error.
     pub fn finish(&mut self) -> Result<ParquetMetaData> {
+        self.report_refusals(reserving::FINISH, true)?;
         let finished = self.engine.get_mut().finish();
-        self.release_reservation();
+        match &finished {
+            Ok(_) => self.release_reservation(),
+            // What is still held stays reserved.
+            Err(_) => self.settle_reservation(),
+        }
         finished
     }
 

@@ -96,9 +96,13 @@ pub(super) struct RowGroupWriter<W: Write> {
     lanes_made: usize,
     /// On the lanes: a full row group whose chunks are not yet spliced.
     closing: Option<Closing>,
-    /// The lanes' column writers' memory, as their columns last published
-    /// it (read without waiting for the lanes).
+    /// The memory held on the lanes, as published (read without waiting
+    /// for them).
     lane_memory: Arc<crate::memory::LaneMemory>,
+    /// During a write whose work is queued on the lanes: for each leaf
+    /// the lanes take, the published share of its field's arrays, held by
+    /// that work.
+    queued_batch: Option<Vec<Arc<crate::memory::Share>>>,
     /// With more than one thread: each leaf's cost, in nanoseconds per
     /// 1,024 rows (guessed from its type when the threads are set, then
     /// measured), which orders the pool's work.
@@ -173,6 +177,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
             lanes_made: 0,
             closing: None,
             lane_memory: Arc::default(),
+            queued_batch: None,
             costs: Arc::new([]),
             min_parallel: DEFAULT_MIN_PARALLEL,
             steps: (0, 0),

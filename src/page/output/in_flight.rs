@@ -21,6 +21,9 @@ struct InFlight {
     levels: Vec<u8>,
     /// Levels and values, uncompressed.
     uncompressed: usize,
+    /// The heap the page holds while it is out, as counted when it was
+    /// sent: its levels, its input and output buffers, and its codec.
+    held: usize,
     ticket: Ticket<Compressed>,
 }
 
@@ -40,8 +43,9 @@ pub(super) struct Helped {
     /// Pages out being compressed, oldest first.
     in_flight: VecDeque<InFlight>,
     /// Codecs and buffers not lent to a job (each kept for one use, so
-    /// that a buffer keeps the size its use needs).
-    codecs: Vec<PageCodec>,
+    /// that a buffer keeps the size its use needs); each codec with the
+    /// heap it holds.
+    codecs: Vec<(PageCodec, usize)>,
     inputs: Vec<Vec<u8>>,
     outputs: Vec<Vec<u8>>,
     levels: Vec<Vec<u8>>,
@@ -60,11 +64,14 @@ impl Helped {
         }
     }
 
-    /// Heap bytes held: idle buffers, and the pages out being compressed.
+    /// Heap bytes held: idle buffers and codecs, and the pages out being
+    /// compressed (each with its buffers and codec, as counted when it
+    /// was sent, so the figure does not change while the helpers work).
     pub(super) fn memory_size(&self) -> usize {
-        let lent: usize = self.in_flight.iter().map(|f| f.uncompressed).sum();
+        let lent: usize = self.in_flight.iter().map(|f| f.held).sum();
         let idle = self.inputs.iter().chain(&self.outputs).chain(&self.levels);
-        idle.map(Vec::capacity).sum::<usize>() + lent
+        let codecs: usize = self.codecs.iter().map(|(_, bytes)| bytes).sum();
+        idle.map(Vec::capacity).sum::<usize>() + codecs + lent
     }
 }
 
@@ -135,16 +142,21 @@ impl PageOutput {
         let mut kept_levels = h.levels.pop().unwrap_or_default();
         kept_levels.clear();
         kept_levels.extend_from_slice(levels);
-        let mut output = h.outputs.pop().unwrap_or_default();
         let mut codec = match h.codecs.pop() {
-            Some(codec) => codec,
+            Some((codec, _)) => codec,
             None => PageCodec::for_compression(s.compression)?
                 .ok_or_else(|| ParquetError::General("the column has no codec".into()))?,
         };
+        // As it will be once it has compressed the page.
+        let codec_bytes = codec.memory_size_for(input.len());
+        // Room for the most the codec can make of the page, here, so that
+        // the page's heap is known while it is out.
+        let mut output = h.outputs.pop().unwrap_or_default();
+        output.clear();
+        output.reserve(codec.max_compressed_len(input.len()));
+        let held = kept_levels.capacity() + input.capacity() + output.capacity() + codec_bytes;
         let uncompressed = levels.len() + bytes.len();
         let job = move || {
-            output.clear();
-            output.reserve(input.len());
             let result = codec.compress(&input, &mut output);
             Compressed {
                 codec,
@@ -159,6 +171,7 @@ impl PageOutput {
             tag,
             levels: kept_levels,
             uncompressed,
+            held,
             ticket,
         });
         let out_at_once = h.helpers.in_flight();
@@ -199,13 +212,14 @@ impl PageOutput {
             ))
         })?;
         let Compressed {
-            codec,
+            mut codec,
             input,
             output,
             result,
         } = done;
         if let Some(h) = &mut self.helpers {
-            h.codecs.push(codec);
+            let bytes = codec.memory_size();
+            h.codecs.push((codec, bytes));
         }
         result?;
         let levels = page.levels.as_slice();

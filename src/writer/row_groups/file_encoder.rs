@@ -3,7 +3,7 @@
 //! their lanes with threads), the file's byte counts, footer and settings.
 
 use super::RowGroupWriter;
-use super::lanes::{Closing, Lanes};
+use super::lanes::Lanes;
 use super::parallel::column_name;
 use crate::plan::ColumnPlan;
 use crate::pool::Pool;
@@ -25,7 +25,10 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         self.check_usable()?;
         self.check_lanes()?;
         self.validate(batch)?;
-        self.write_pieces(batch)?;
+        let written = self.write_pieces(batch);
+        // The batch's share stays with the work queued for it.
+        self.queued_batch = None;
+        written?;
         self.throttle(batch.num_rows())
     }
 
@@ -53,20 +56,26 @@ impl<W: Write + Send> FileEncoder<W> for RowGroupWriter<W> {
         own + self.memory_on_lanes() + self.sink.get().memory_size()
     }
 
-    fn memory_estimate(&self) -> (usize, bool) {
-        if self.lanes.is_none() && self.closing.is_none() {
-            return (FileEncoder::memory_size(self), false);
-        }
+    fn memory_outside_lanes(&self) -> usize {
         let own: usize = self.in_progress.as_ref().map_or(0, |rg| {
             rg.writers.iter().map(|(_, w)| w.memory_size()).sum()
         });
-        let lanes = self.lane_memory.published();
-        let chunks = self.closing.as_ref().map_or(0, Closing::chunk_bytes_so_far);
-        (own + lanes + chunks + self.sink.get().memory_size(), true)
+        own + self.sink.get().memory_size()
     }
 
     fn lane_memory(&self) -> Option<&Arc<crate::memory::LaneMemory>> {
-        self.pool.as_ref().map(|_| &self.lane_memory)
+        // Once attached, the lanes' reservations are accounted for even
+        // after the writer went back to one thread.
+        let used = self.pool.is_some() || self.lane_memory.tracking();
+        used.then_some(&self.lane_memory)
+    }
+
+    fn republish_lanes(&self) {
+        self.republish_on_lanes();
+    }
+
+    fn sync_lanes(&self) {
+        self.wait_for_lanes();
     }
 
     fn in_progress_size(&self) -> usize {

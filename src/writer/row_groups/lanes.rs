@@ -24,8 +24,8 @@ mod closing;
 pub(super) use closing::Closing;
 
 use crate::cdc::Chunker;
-use crate::column::{ArrowColumnWriter, ArrowLeafColumn};
-use crate::memory::LaneMemory;
+use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn};
+use crate::memory::{LaneMemory, Share};
 use crate::pool::{Lane, Op, Pool, Take, run_caught};
 use closing::ChunkSlot;
 use parquet::errors::{ParquetError, Result};
@@ -87,14 +87,33 @@ impl Column {
     }
 
     /// Publishes the column writer's `memory_size()` (0 once it is gone)
-    /// to the writer's [`LaneMemory`], read without waiting for the lane.
+    /// to the writer's [`LaneMemory`], read without waiting for the lane
+    /// (when it is tracked: with a memory listener).
     fn publish(&mut self) {
-        let now = self
-            .writer
-            .as_ref()
-            .map_or(0, ArrowColumnWriter::memory_size);
-        self.memory.change(self.published, now);
+        if self.memory.tracking() {
+            let now = self.writer_memory();
+            self.memory.change(self.published, now);
+            self.published = now;
+        }
+    }
+
+    /// [`Self::publish`], handing `bytes` (a closed chunk's) over to the
+    /// returned [`Share`] in the same change, so that memory moving from
+    /// the writer to its chunk is not counted twice in between.
+    fn hand_over(&mut self, bytes: usize) -> Share {
+        if !self.memory.tracking() {
+            return Share::adopt(&self.memory, 0);
+        }
+        let now = self.writer_memory();
+        self.memory.change(self.published, now + bytes);
         self.published = now;
+        Share::adopt(&self.memory, bytes)
+    }
+
+    fn writer_memory(&self) -> usize {
+        self.writer
+            .as_ref()
+            .map_or(0, ArrowColumnWriter::memory_size)
     }
 }
 
@@ -192,31 +211,40 @@ impl Lanes {
     }
 
     /// Queues each leaf's write of `rows` rows (`rows_left`: the rows the
-    /// row group still takes, this write's included).
+    /// row group still takes, this write's included); each leaf's write
+    /// holds its share of `shares` (the published memory of the arrays it
+    /// comes from) until it is done.
     pub(super) fn write(
         &self,
         leaves: Vec<ArrowLeafColumn>,
-        rows: usize,
-        rows_left: Option<usize>,
+        (rows, rows_left): (usize, Option<usize>),
+        shares: &[Arc<Share>],
     ) -> Result<()> {
         self.check_count(leaves.len())?;
-        let ops =
-            self.lanes
-                .iter()
-                .zip(&self.leaves)
-                .zip(leaves)
-                .map(|((lane, leaf), leaf_column)| {
-                    let op: Op<Column> = Box::new(move |c: &mut Column| {
-                        write_leaf(c, &leaf_column, rows, rows_left)
-                    });
-                    (lane, rows, work(&self.costs, *leaf, rows), op)
+        self.check_count(shares.len())?;
+        let ops = self
+            .lanes
+            .iter()
+            .zip(&self.leaves)
+            .zip(leaves.into_iter().zip(shares))
+            .map(|((lane, leaf), (leaf_column, share))| {
+                let share = Arc::clone(share);
+                let op: Op<Column> = Box::new(move |c: &mut Column| {
+                    write_leaf(c, &leaf_column, rows, rows_left);
+                    // The leaf's arrays go with it, now.
+                    drop(leaf_column);
+                    drop(share);
                 });
+                (lane, rows, work(&self.costs, *leaf, rows), op)
+            });
         self.pool.push_all(ops);
         Ok(())
     }
 
     /// Writes each leaf on the calling thread, once every lane is idle
-    /// (a write too small to hand out).
+    /// (a write too small to hand out). A column whose queued work failed
+    /// or panicked meanwhile (its state may be half-changed) fails the
+    /// write with its error, naming it, before any leaf is written.
     pub(super) fn write_here(
         &self,
         leaves: Vec<ArrowLeafColumn>,
@@ -225,6 +253,7 @@ impl Lanes {
     ) -> Result<()> {
         self.check_count(leaves.len())?;
         self.sync();
+        self.check()?;
         for (lane, leaf_column) in self.lanes.iter().zip(leaves) {
             lane.with(|c| {
                 // As on a lane: a panic fails the column.
@@ -257,10 +286,10 @@ impl Lanes {
                     c.fail(e);
                     failed_column(&c.name)
                 });
-                // The chunk is counted (in its slot) before the writer's
-                // memory is given back.
-                filled.fill(chunk);
-                c.publish();
+                // The writer's memory becomes its chunk's, held by the slot.
+                let memory = chunk.as_ref().map_or(0, ArrowColumnChunk::memory_size);
+                let share = c.hand_over(memory);
+                filled.fill(chunk, memory, share);
             });
             ops.push((lane, 0, 1, op));
             slots.push((*leaf, slot));
@@ -310,6 +339,15 @@ impl Lanes {
             }
         }
         Err(ParquetError::General("a column failed".into()))
+    }
+
+    /// Publishes each column's memory (once every lane is idle): when a
+    /// listener is attached while the lanes hold column writers.
+    pub(super) fn republish(&self) {
+        self.sync();
+        for lane in &self.lanes {
+            lane.with(Column::publish);
+        }
     }
 
     /// `f` over each idle lane's current column writer, summed (once every

@@ -18,6 +18,7 @@ use super::{RowGroup, RowGroupWriter, Sink, no_row_group};
 use crate::ArrowRowGroupWriterFactory;
 use crate::column::ArrowLeafColumn;
 use crate::leaf::flat_leaf;
+use crate::memory::Share;
 use crate::pool::{Task, run_caught};
 use crate::validate::{check_values, needs_value_check, validate_structure};
 use arrow_array::RecordBatch;
@@ -131,12 +132,19 @@ impl<W: Write + Send> RowGroupWriter<W> {
         let rows = part.num_rows();
         let row_group = self.in_progress.as_ref().ok_or_else(no_row_group)?;
         let rows_left = self.max_rows.map(|max| max.saturating_sub(row_group.rows));
-        let lanes = self.lanes.as_ref().ok_or_else(no_pool)?;
         if on_pool {
             self.steps.0 += 1;
-            lanes.write(leaves, rows, rows_left)?;
+            // Each field's arrays are held until its leaves' queued work is
+            // done: published (once per write) for the memory reservation.
+            if self.queued_batch.is_none() {
+                self.queued_batch = Some(self.field_shares(part, leaves.len()));
+            }
+            let shares = self.queued_batch.as_deref().unwrap_or_default();
+            let lanes = self.lanes.as_ref().ok_or_else(no_pool)?;
+            lanes.write(leaves, (rows, rows_left), shares)?;
         } else {
             self.steps.1 += 1;
+            let lanes = self.lanes.as_ref().ok_or_else(no_pool)?;
             // One thread's order: the last row group's columns first.
             if let Some(closing) = &self.closing {
                 closing.lanes().sync();
@@ -149,6 +157,42 @@ impl<W: Write + Send> RowGroupWriter<W> {
             row_group.rows += rows;
         }
         Ok(())
+    }
+
+    /// For each of the `count` leaves this writer's lanes take from `part`,
+    /// the published share of the arrays of the field it comes from (one
+    /// per field, given back once the last of its leaves' queued work is
+    /// done); the whole batch's for every leaf when fields and leaves are
+    /// not mapped. Nothing is measured while nobody tracks the memory.
+    fn field_shares(&self, part: &RecordBatch, count: usize) -> Vec<Arc<Share>> {
+        let memory = &self.lane_memory;
+        if !memory.tracking() {
+            let none = Arc::new(Share::new(memory, 0));
+            return std::iter::repeat_n(none, count).collect();
+        }
+        let plan = self.factory.column_plan();
+        let only_fast = self.sink.get().takes_parquet_leaves();
+        let mut shares = Vec::with_capacity(count);
+        if let Some(spans) = plan.fields() {
+            for (span, array) in spans.iter().zip(part.columns()) {
+                let taken = match span.flat {
+                    true => 1,
+                    false => span
+                        .leaves()
+                        .filter(|&l| !only_fast || plan.is_fast(l))
+                        .count(),
+                };
+                if taken > 0 {
+                    let share = Arc::new(Share::new(memory, array.get_array_memory_size()));
+                    shares.extend(std::iter::repeat_n(share, taken));
+                }
+            }
+        }
+        if shares.len() != count {
+            let share = Arc::new(Share::new(memory, part.get_array_memory_size()));
+            shares = std::iter::repeat_n(share, count).collect();
+        }
+        shares
     }
 
     /// Ends the row group in progress on the lanes: each column closed on
@@ -211,14 +255,19 @@ impl<W: Write + Send> RowGroupWriter<W> {
 
     /// After a write on the lanes: waits (helping) while the lanes hold
     /// more than their share of queued rows (half a row group, at most
-    /// 1,048,576 rows, or two such writes), and splices the waiting row
+    /// 1,048,576 rows, or two such writes; with a memory listener, this
+    /// write's: the batches queued work keeps alive are reserved, and held
+    /// no longer than the host's pool needs to see them), and splices the waiting row
     /// group once its columns are closed, either then (so that the other
     /// threads have work queued while this one copies: copying a row group
     /// out takes about as long as encoding a good part of one) or once the
     /// row group in progress is half full (so that no more is held).
     pub(super) fn throttle(&mut self, rows: usize) -> Result<()> {
         let group = self.max_rows.unwrap_or(1 << 20).min(1 << 20);
-        let bound = (group / 2).max(2 * rows);
+        let bound = match self.lane_memory.tracking() {
+            true => rows,
+            false => (group / 2).max(2 * rows),
+        };
         loop {
             self.check_lanes()?;
             let ready = self.closing.as_ref().is_some_and(Closing::is_closed);
@@ -249,7 +298,29 @@ impl<W: Write + Send> RowGroupWriter<W> {
             .lanes
             .as_ref()
             .map_or(0, |l| l.sum(|w| w.memory_size()));
-        current + self.closing.as_ref().map_or(0, Closing::memory)
+        let closing = self.closing.as_ref();
+        current + closing.map_or(0, |c| c.memory(self.lanes.as_ref()))
+    }
+
+    /// Publishes what the lanes hold (once idle): a listener was attached
+    /// while they held column writers or chunks.
+    pub(super) fn republish_on_lanes(&self) {
+        if let Some(lanes) = &self.lanes {
+            lanes.republish();
+        }
+        if let Some(closing) = &self.closing {
+            closing.republish(self.lanes.as_ref());
+        }
+    }
+
+    /// Waits (helping) until the lanes have done all their queued work.
+    pub(super) fn wait_for_lanes(&self) {
+        if let Some(lanes) = &self.lanes {
+            lanes.sync();
+        }
+        if let Some(closing) = &self.closing {
+            closing.lanes().sync();
+        }
     }
 
     /// Estimated encoded bytes of the lanes' column writers (once idle).

@@ -4,35 +4,69 @@
 
 use super::{Lanes, panicked};
 use crate::column::ArrowColumnChunk;
+use crate::memory::Share;
 use crate::pool::Take;
 use parquet::errors::{ParquetError, Result};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// What a closing column left in its slot.
+struct Filled {
+    chunk: Result<ArrowColumnChunk>,
+    /// The chunk's memory ([`chunk_memory`]).
+    memory: usize,
+    /// Its published share, given back when the chunk leaves the slot.
+    share: Share,
+}
 
 /// Where a closing column leaves its chunk.
 #[derive(Default)]
-pub(super) struct ChunkSlot(Mutex<Option<Result<ArrowColumnChunk>>>);
+pub(super) struct ChunkSlot(Mutex<Option<Filled>>);
 
 impl ChunkSlot {
-    pub(super) fn fill(&self, chunk: Result<ArrowColumnChunk>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(chunk);
+    fn lock(&self) -> MutexGuard<'_, Option<Filled>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Leaves `chunk`, of `memory` bytes, published as `share`.
+    pub(super) fn fill(&self, chunk: Result<ArrowColumnChunk>, memory: usize, share: Share) {
+        *self.lock() = Some(Filled {
+            chunk,
+            memory,
+            share,
+        });
     }
 
     fn is_filled(&self) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
+        self.lock().is_some()
     }
 
+    /// The chunk, which takes its memory along (its share is given back).
     fn take(&self) -> Option<Result<ArrowColumnChunk>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+        let filled = self.lock().take()?;
+        Some(filled.chunk)
+    }
+
+    /// The memory of the chunk in the slot (0 if none).
+    fn memory(&self) -> usize {
+        self.lock().as_ref().map_or(0, |f| f.memory)
+    }
+
+    /// Publishes the chunk's memory, if it is not (a listener attached
+    /// after it was closed).
+    fn republish(&self) {
+        if let Some(f) = &mut *self.lock() {
+            f.share.publish(f.memory);
+        }
     }
 
     /// The chunk's bytes in the file, if it is in; with `bloom`, its
     /// bloom filter's too (written after its row group).
     fn bytes(&self, bloom: bool) -> usize {
-        let slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(Ok(chunk)) = &*slot else {
+        let slot = self.lock();
+        let Some(Filled {
+            chunk: Ok(chunk), ..
+        }) = &*slot
+        else {
             return 0;
         };
         let close = chunk.close();
@@ -128,15 +162,34 @@ impl Closing {
         self.slots.iter().map(|(_, s)| s.bytes(bloom)).sum()
     }
 
-    /// The bytes of the chunks that are in so far, without waiting.
-    pub(in crate::writer::row_groups) fn chunk_bytes_so_far(&self) -> usize {
-        self.slots.iter().map(|(_, s)| s.bytes(false)).sum()
+    /// Memory held (once its lanes are idle) by its chunks, and by the
+    /// column writers open on its lanes unless they are
+    /// `current` (with content-defined chunking, the next row group's
+    /// columns go on on the same lanes: counted once, as theirs).
+    pub(in crate::writer::row_groups) fn memory(&self, current: Option<&Arc<Lanes>>) -> usize {
+        let shared = current.is_some_and(|c| Arc::ptr_eq(c, &self.lanes));
+        // Once idle (the chunks are in their slots only then).
+        let writers = match shared {
+            true => {
+                self.lanes.sync();
+                0
+            }
+            false => self.lanes.sum(|w| w.memory_size()),
+        };
+        let chunks: usize = self.slots.iter().map(|(_, s)| s.memory()).sum();
+        chunks + writers
     }
 
-    /// Memory held by the chunks that are in, and by the column writers
-    /// still open on its lanes (once they are idle).
-    pub(in crate::writer::row_groups) fn memory(&self) -> usize {
-        let chunks: usize = self.slots.iter().map(|(_, s)| s.bytes(false)).sum();
-        chunks + self.lanes.sum(|w| w.memory_size())
+    /// Publishes what it holds (a listener attached while it closes):
+    /// its chunks, and its lanes' column writers unless they are
+    /// `current`'s (see [`Self::memory`]).
+    pub(in crate::writer::row_groups) fn republish(&self, current: Option<&Arc<Lanes>>) {
+        if !current.is_some_and(|c| Arc::ptr_eq(c, &self.lanes)) {
+            self.lanes.republish();
+        }
+        self.lanes.sync();
+        for (_, slot) in &self.slots {
+            slot.republish();
+        }
     }
 }
