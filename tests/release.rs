@@ -1,5 +1,5 @@
 //! One test per byte-level difference between parquet 58.4, 59.3 and 60.1
-//! that this crate follows (`docs/releases.md`, rows D1–D21). Each writes
+//! that this crate follows (`docs/releases.md`, rows D1–D24). Each writes
 //! the case with `parquet::arrow::ArrowWriter` of the selected release and
 //! with `parquet_flba::ArrowWriter`, requires identical files (or the same
 //! error), and then asserts the selected release's behaviour itself — so
