@@ -1277,13 +1277,13 @@ fn a_delegated_columns_panic_is_an_error_naming_the_column() {
         (
             "all three, CDC",
             vec![0, 1, 2],
-            dbp().set_content_defined_chunking(cdc.clone()).build(),
+            dbp().set_content_defined_chunking(cdc).build(),
             "d",
         ),
         (
             "decimal and view, CDC",
             vec![1, 2],
-            view_dbp().set_content_defined_chunking(cdc.clone()).build(),
+            view_dbp().set_content_defined_chunking(cdc).build(),
             "v",
         ),
         (

@@ -788,7 +788,8 @@ fn d24_fallback_encoding_checked_when_the_writer_is_created() {
             }
             // Nulls only, no dictionary: 59 and 58 write DELTA_LENGTH_BYTE_ARRAY
             // pages of no values on FIXED_LEN_BYTE_ARRAY and fail otherwise.
-            let (up, ours) = written_or_failed(&schema, &[nulls.clone()], &props(false));
+            let (up, ours) =
+                written_or_failed(&schema, std::slice::from_ref(&nulls), &props(false));
             let written = BEFORE_60 && flba && encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY;
             match (up, ours) {
                 (Ok(up), Ok(ours)) if written => {
