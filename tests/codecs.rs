@@ -12,8 +12,9 @@
 //!   no rows is still written by both.
 //!
 //! Run it with the default features (every codec on) and with
-//! `--no-default-features --features parquet-60` (every codec off, as in
-//! parquet without its default features); `.ci/run` does both.
+//! `-p parquet-flba --no-default-features --features parquet-60` (every
+//! codec off, as in parquet without its default features; `-p`, or the
+//! demo package's codec features are unified in); `.ci/run` does both.
 
 include!("../src/versions.rs");
 
