@@ -18,7 +18,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (lock file, manifests that must declare a high enough rust-version)
 LOCKS = [
-    ("Cargo.lock", ["Cargo.toml", "cli/Cargo.toml", "python/Cargo.toml"]),
+    ("Cargo.lock", ["Cargo.toml", "cli/Cargo.toml", "codecs/v58/Cargo.toml",
+                    "codecs/v59/Cargo.toml", "codecs/v60/Cargo.toml", "python/Cargo.toml"]),
     ("fuzz/Cargo.lock", ["fuzz/Cargo.toml"]),
     ("datafusion/Cargo.lock", ["datafusion/Cargo.toml", "datafusion/ballista/Cargo.toml"]),
 ]

@@ -1233,3 +1233,124 @@ fn error_messages_name_the_column_once() {
         );
     }
 }
+
+/// A panic of `parquet`'s own writer of a delegated column is an error
+/// naming the column, never a panic, and this crate's own columns are
+/// checked before `parquet`'s writers are made. The global encoding
+/// DELTA_BINARY_PACKED panics parquet's writer of a Utf8View column (its
+/// byte-array encoder takes no such encoding), and a Decimal256(54, 4)
+/// column (FIXED_LEN_BYTE_ARRAY) cannot take it either: parquet panics on
+/// the decimal, this crate must refuse the decimal (its own column) with
+/// an error — not panic in parquet's writer of the Utf8View column.
+#[test]
+fn a_delegated_columns_panic_is_an_error_naming_the_column() {
+    use arrow_array::StringViewArray;
+    use parquet::basic::Encoding;
+    use parquet::file::properties::CdcOptions;
+    use parquet::schema::types::ColumnPath;
+    let n = 64;
+    let int = || Arc::new(Int32Array::from_iter_values(0..n)) as ArrayRef;
+    let dec = || {
+        let values = (0..n).map(|i| Some(i256::from_i128(i as i128 * 1000)));
+        dec256(54, 4, values.collect())
+    };
+    let view = || {
+        let values = (0..n).map(|i| format!("v{}", i % 7));
+        Arc::new(StringViewArray::from_iter_values(values)) as ArrayRef
+    };
+    let fields = [
+        ("i", DataType::Int32),
+        ("d", DataType::Decimal256(54, 4)),
+        ("v", DataType::Utf8View),
+    ];
+    // Which columns each case has, its settings, and the column its error
+    // names.
+    let dbp = || WriterProperties::builder().set_encoding(Encoding::DELTA_BINARY_PACKED);
+    let view_dbp = || {
+        WriterProperties::builder()
+            .set_column_encoding(ColumnPath::from("v"), Encoding::DELTA_BINARY_PACKED)
+    };
+    let cdc = Some(CdcOptions::default());
+    let cases: Vec<(&str, Vec<usize>, WriterProperties, &str)> = vec![
+        ("all three", vec![0, 1, 2], dbp().build(), "d"),
+        ("parquet's only", vec![0, 2], dbp().build(), "v"),
+        (
+            "all three, CDC",
+            vec![0, 1, 2],
+            dbp().set_content_defined_chunking(cdc).build(),
+            "d",
+        ),
+        (
+            "decimal and view, CDC",
+            vec![1, 2],
+            view_dbp().set_content_defined_chunking(cdc).build(),
+            "v",
+        ),
+        (
+            "parquet's only, CDC",
+            vec![0, 2],
+            view_dbp().set_content_defined_chunking(cdc).build(),
+            "v",
+        ),
+    ];
+    for (name, columns, props, culprit) in cases {
+        let schema: SchemaRef = Arc::new(arrow_schema::Schema::new(
+            (columns.iter())
+                .map(|&c| Field::new(fields[c].0, fields[c].1.clone(), false))
+                .collect::<Vec<_>>(),
+        ));
+        let arrays: Vec<ArrayRef> = (columns.iter())
+            .map(|&c| [int(), dec(), view()][c].clone())
+            .collect();
+        let batch = RecordBatch::try_new(schema.clone(), arrays).unwrap();
+        let up = catch::quiet_catch(|| {
+            let mut w = parquet::arrow::ArrowWriter::try_new(
+                Vec::new(),
+                schema.clone(),
+                Some(props.clone()),
+            )?;
+            w.write(&batch)?;
+            w.close()
+        });
+        assert!(up.is_err(), "{name}: parquet did not panic: {up:?}");
+        let ours = catch::quiet_catch(|| {
+            let mut w = parquet_flba::ArrowWriter::try_new(
+                Vec::new(),
+                schema.clone(),
+                Some(props.clone()),
+            )?;
+            let first = w.write(&batch).map(|_| ());
+            // A second try fails the same way; nothing panics on the way out.
+            let second = w.write(&batch).map(|_| ());
+            let closed = w.close().map(|_| ());
+            first.and(second).and(closed)
+        });
+        let message = match ours {
+            Err(p) => panic!("{name}: parquet_flba panicked: {p}"),
+            Ok(Ok(())) => panic!("{name}: parquet_flba wrote the file"),
+            Ok(Err(e)) => e.to_string(),
+        };
+        assert!(
+            message.contains(&format!("Column '{culprit}'")),
+            "{name}: the error does not name column '{culprit}': {message}"
+        );
+        // The column-level API: the factory's writers.
+        let parquet_schema = ArrowSchemaConverter::new().convert(&schema).unwrap();
+        let mut out = Vec::new();
+        let file = SerializedFileWriter::new(
+            &mut out,
+            parquet_schema.root_schema_ptr(),
+            Arc::new(props.clone()),
+        )
+        .unwrap();
+        let factory = parquet_flba::ArrowRowGroupWriterFactory::new(&file, schema.clone());
+        match catch::quiet_catch(|| factory.create_column_writers(0).map(|_| ())) {
+            Err(p) => panic!("{name}: create_column_writers panicked: {p}"),
+            Ok(Ok(())) => panic!("{name}: create_column_writers made every writer"),
+            Ok(Err(e)) => assert!(
+                e.to_string().contains(&format!("Column '{culprit}'")),
+                "{name}: create_column_writers: {e}"
+            ),
+        }
+    }
+}

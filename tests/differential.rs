@@ -2293,20 +2293,19 @@ mod writer_api {
                 let mut w = flba::writer(Vec::new(), &schema, &Opts::props(b.build())).unwrap();
                 for bt in &batches {
                     w.write(bt).unwrap();
-                    if w.memory_size() == 0 {
-                        f.check(Err(format!(
+                    f.check(match w.memory_size() {
+                        0 => Err(format!(
                             "{name}/{cfg}: memory_size() == 0 with {} rows buffered",
                             w.in_progress_rows()
-                        )));
-                    }
+                        )),
+                        _ => Ok(()),
+                    });
                 }
                 w.flush().unwrap();
-                if w.memory_size() != 0 {
-                    f.check(Err(format!(
-                        "{name}/{cfg}: memory_size() = {} after flush",
-                        w.memory_size()
-                    )));
-                }
+                f.check(match w.memory_size() {
+                    0 => Ok(()),
+                    held => Err(format!("{name}/{cfg}: memory_size() = {held} after flush")),
+                });
                 w.close().unwrap();
             }
         }

@@ -272,7 +272,17 @@ fn bloom_filters_on_encrypted_columns_as_the_release_does() {
             );
         } else {
             let (up, ours) = outcome.unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(up.len(), ours.len(), "{what}");
+            let expected = arrow_select::concat::concat_batches(&schema(), &batches()).unwrap();
+            let meta = assert_same_file(&what, scheme, &up, &ours, &expected);
+            for rg in meta.row_groups() {
+                for c in rg.columns() {
+                    assert!(
+                        c.bloom_filter_offset().is_some(),
+                        "{what}: {} has no bloom filter",
+                        c.column_path()
+                    );
+                }
+            }
         }
     }
 }
@@ -438,6 +448,60 @@ fn compare_regions(what: &str, meta: &ParquetMetaData, up: &[u8], ours: &[u8]) -
     (plain, encrypted)
 }
 
+/// Checks that `ours` is `up` but for the ciphertexts: same size, same
+/// metadata and page indexes after decryption, same decoded batches (and
+/// those are `expected`), plaintext regions (bloom filters included)
+/// identical and encrypted ones the same modules, same magic and footer
+/// length. Returns our file's metadata.
+fn assert_same_file(
+    what: &str,
+    scheme: Scheme,
+    up: &[u8],
+    ours: &[u8],
+    expected: &RecordBatch,
+) -> Arc<ParquetMetaData> {
+    assert_eq!(up.len(), ours.len(), "{what}: file sizes differ");
+    assert!(up != ours, "{what}: files identical despite random nonces");
+
+    let (up_meta, up_batches) = read(up, Some(scheme.decryption())).unwrap();
+    let (our_meta, our_batches) = read(ours, Some(scheme.decryption()))
+        .unwrap_or_else(|e| panic!("{what}: cannot read our file: {e}"));
+    let (a, b) = (describe(&up_meta), describe(&our_meta));
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x, y, "{what}: metadata differs");
+    }
+    assert_eq!(a.len(), b.len(), "{what}");
+    assert!(
+        release::offset_index(&up_meta, 0, 0).is_some(),
+        "{what}: no page index"
+    );
+
+    assert_eq!(up_batches, our_batches, "{what}: decoded batches differ");
+    let ours_all = arrow_select::concat::concat_batches(&schema(), &our_batches).unwrap();
+    assert_eq!(
+        &ours_all, expected,
+        "{what}: decoded batches differ from input"
+    );
+
+    let (plain, encrypted) = compare_regions(what, &our_meta, up, ours);
+    match scheme {
+        Scheme::Uniform | Scheme::UniformPlaintextFooterAad => assert_eq!(plain, 0),
+        _ => assert!(plain > 0 && encrypted > 0, "{what}"),
+    }
+    assert!(encrypted > 0, "{what}");
+
+    // Magic at both ends ("PARE" for an encrypted footer), and the
+    // same footer length.
+    let magic = match scheme {
+        Scheme::PlaintextFooter | Scheme::UniformPlaintextFooterAad => b"PAR1",
+        _ => b"PARE",
+    };
+    assert_eq!(&ours[..4], magic, "{what}");
+    assert_eq!(&ours[ours.len() - 4..], magic, "{what}");
+    assert_eq!(up[up.len() - 8..], ours[ours.len() - 8..], "{what}");
+    our_meta
+}
+
 /// Writes with both writers and checks they agree, for every scheme and
 /// configuration.
 #[test]
@@ -460,46 +524,8 @@ fn encrypted_files_match_parquets() {
                 Err(e) => panic!("{what}: {e}"),
             };
             compared += 1;
-            assert_eq!(up.len(), ours.len(), "{what}: file sizes differ");
-            assert!(up != ours, "{what}: files identical despite random nonces");
-
-            let (up_meta, up_batches) = read(&up, Some(scheme.decryption())).unwrap();
-            let (our_meta, our_batches) = read(&ours, Some(scheme.decryption()))
-                .unwrap_or_else(|e| panic!("{what}: cannot read our file: {e}"));
-            assert!(up_meta.num_row_groups() > 1, "{what}: one row group");
-            let (a, b) = (describe(&up_meta), describe(&our_meta));
-            for (x, y) in a.iter().zip(&b) {
-                assert_eq!(x, y, "{what}: metadata differs");
-            }
-            assert_eq!(a.len(), b.len(), "{what}");
-            assert!(
-                release::offset_index(&up_meta, 0, 0).is_some(),
-                "{what}: no page index"
-            );
-
-            assert_eq!(up_batches, our_batches, "{what}: decoded batches differ");
-            let ours_all = arrow_select::concat::concat_batches(&schema(), &our_batches).unwrap();
-            assert_eq!(
-                ours_all, expected,
-                "{what}: decoded batches differ from input"
-            );
-
-            let (plain, encrypted) = compare_regions(&what, &our_meta, &up, &ours);
-            match scheme {
-                Scheme::Uniform | Scheme::UniformPlaintextFooterAad => assert_eq!(plain, 0),
-                _ => assert!(plain > 0 && encrypted > 0, "{what}"),
-            }
-            assert!(encrypted > 0, "{what}");
-
-            // Magic at both ends ("PARE" for an encrypted footer), and the
-            // same footer length.
-            let magic = match scheme {
-                Scheme::PlaintextFooter | Scheme::UniformPlaintextFooterAad => b"PAR1",
-                _ => b"PARE",
-            };
-            assert_eq!(&ours[..4], magic, "{what}");
-            assert_eq!(&ours[ours.len() - 4..], magic, "{what}");
-            assert_eq!(up[up.len() - 8..], ours[ours.len() - 8..], "{what}");
+            let meta = assert_same_file(&what, scheme, &up, &ours, &expected);
+            assert!(meta.num_row_groups() > 1, "{what}: one row group");
         }
     }
     // Under 59.3.3 the bloom-filter configuration is refused for every

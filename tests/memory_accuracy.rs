@@ -22,23 +22,33 @@ use arrow_array::{
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer, i256};
 use arrow_schema::{Field, Fields};
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::Compression;
+#[cfg(feature = "zstd")]
+use parquet::basic::ZstdLevel;
 use parquet::errors::ParquetError;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet_flba::{ArrowWriter, MemoryListener};
-// The compression crates of the selected release (as the crate's codecs
-// use them), to measure a codec's own state.
-#[cfg(not(any(feature = "parquet-60", feature = "parquet-59")))]
-use lz4_flex_013 as lz4_flex;
-#[cfg(any(feature = "parquet-60", feature = "parquet-59"))]
-use lz4_flex_014 as lz4_flex;
+// The compression crates of the selected release, as the crate's codecs
+// get them (`codecs/v<release>`), to measure a codec's own state.
+#[cfg(all(
+    feature = "parquet-58",
+    not(any(feature = "parquet-59", feature = "parquet-60")),
+    feature = "lz4",
+    feature = "zstd"
+))]
+use codecs_58::{lz4_flex, zstd};
+#[cfg(all(
+    feature = "parquet-59",
+    not(feature = "parquet-60"),
+    feature = "lz4",
+    feature = "zstd"
+))]
+use codecs_59::{lz4_flex, zstd};
+#[cfg(all(feature = "parquet-60", feature = "lz4", feature = "zstd"))]
+use codecs_60::{lz4_flex, zstd};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-#[cfg(not(feature = "parquet-60"))]
-use zstd_013 as zstd;
-#[cfg(feature = "parquet-60")]
-use zstd_014 as zstd;
 
 struct Counting;
 
@@ -409,6 +419,7 @@ fn nested() {
 /// own state is not column memory (`parquet` does not count it either), so
 /// the writer is warmed up with one batch and flushed before measuring.
 #[test]
+#[cfg(all(feature = "snap", feature = "lz4", feature = "zstd"))]
 fn compressed() {
     let _serial = serial();
     for (name, codec) in [
@@ -431,6 +442,7 @@ fn compressed() {
 
 /// Heap a codec keeps between calls (hash tables, contexts): created and
 /// used once on a page-sized input.
+#[cfg(all(feature = "snap", feature = "lz4", feature = "zstd"))]
 fn codec_state(codec: Compression) -> f64 {
     let input: Vec<u8> = {
         let mut r = rng(7);
@@ -466,6 +478,7 @@ fn codec_state(codec: Compression) -> f64 {
 /// count the codec's working state (as in `parquet`), one per column writer;
 /// with it added, the figure is within the claim. A first batch is written
 /// and flushed before the measurement starts.
+#[cfg(all(feature = "snap", feature = "lz4", feature = "zstd"))]
 fn check_warm(name: &str, batches: &[RecordBatch], props: WriterProperties) {
     let codec = codec_state(props.compression(&"v".into()));
     let mut out = Vec::with_capacity(64 << 20);

@@ -1,5 +1,5 @@
 //! One test per byte-level difference between parquet 58.4, 59.3 and 60.1
-//! that this crate follows (`docs/releases.md`, rows D1–D21). Each writes
+//! that this crate follows (`docs/releases.md`, rows D1–D24). Each writes
 //! the case with `parquet::arrow::ArrowWriter` of the selected release and
 //! with `parquet_flba::ArrowWriter`, requires identical files (or the same
 //! error), and then asserts the selected release's behaviour itself — so
@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use arrow_array::types::Int32Type;
 use arrow_array::{
-    Array, ArrayRef, Decimal32Array, DictionaryArray, FixedSizeBinaryArray, Int32Array, Int64Array,
-    RecordBatch,
+    Array, ArrayRef, Decimal32Array, Decimal64Array, Decimal128Array, DictionaryArray,
+    FixedSizeBinaryArray, Int32Array, Int64Array, RecordBatch,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
@@ -466,12 +466,11 @@ fn d15_required_field_with_dictionary_nulls() {
         ("dictionary_field", dict_type.clone()),
         ("plain_field", DataType::FixedSizeBinary(2)),
     ] {
+        // The writer's schema has the field's type; the batch, always the
+        // dictionary (a writer takes a dictionary for a plain field).
         let schema = Arc::new(Schema::new(vec![Field::new("d", field_type, false)]));
-        let batch = RecordBatch::try_new(schema.clone(), vec![dict.clone()]);
-        let Ok(batch) = batch else {
-            // arrow refused the batch itself: nothing for the writers to do
-            continue;
-        };
+        let batch_schema = Arc::new(Schema::new(vec![Field::new("d", dict_type.clone(), false)]));
+        let batch = RecordBatch::try_new(batch_schema, vec![dict.clone()]).unwrap();
         let (up, ours) = write_one(&schema, &batch);
         match (up, ours) {
             (Ok(up), Ok(ours)) => {
@@ -660,5 +659,179 @@ fn d16_run_end_encoded_field() {
         assert_eq!(up.to_string(), ours.to_string());
     } else {
         assert_eq!(up.unwrap(), ours.unwrap());
+    }
+}
+
+/// Both writers on `batches`: each file, or its error or panic message.
+fn written_or_failed(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    props: &WriterProperties,
+) -> (Result<Vec<u8>, String>, Result<Vec<u8>, String>) {
+    let up = catch::quiet_catch(|| {
+        let mut w = UpstreamWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))?;
+        for b in batches {
+            w.write(b)?;
+        }
+        w.into_inner()
+    });
+    let ours = catch::quiet_catch(|| {
+        let mut w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone()))?;
+        for b in batches {
+            w.write(b)?;
+        }
+        w.into_inner()
+    });
+    let flatten = |r: Result<parquet::errors::Result<Vec<u8>>, String>, who: &str| match r {
+        Ok(Ok(file)) => Ok(file),
+        Ok(Err(e)) => Err(format!("error: {e}")),
+        Err(p) => Err(format!("{who} panicked: {p}")),
+    };
+    (flatten(up, "parquet"), flatten(ours, "parquet_flba"))
+}
+
+/// D24: a column encoding that the column's type cannot take, as the
+/// dictionary's fallback (writer version 2, dictionary on, few distinct
+/// values). 60 refuses it when the column writer is created; 59 and 58
+/// create an encoder for RLE and DELTA_LENGTH_BYTE_ARRAY on any type (and
+/// DELTA_BYTE_ARRAY on INT32/INT64) and fail only when it is given values,
+/// so a column whose dictionary never falls back is written normally —
+/// and where they panic (the dictionary falls back, or there is none),
+/// parquet_flba returns an error naming the column. A column of nulls
+/// only, DELTA_LENGTH_BYTE_ARRAY and no dictionary, is even written by
+/// 59 and 58 (pages of no lengths).
+#[test]
+fn d24_fallback_encoding_checked_when_the_writer_is_created() {
+    let types = [
+        DataType::FixedSizeBinary(16),
+        DataType::Decimal128(37, 18),
+        DataType::Decimal64(18, 2),
+    ];
+    let encodings = [
+        Encoding::RLE,
+        Encoding::DELTA_LENGTH_BYTE_ARRAY,
+        Encoding::DELTA_BYTE_ARRAY,
+    ];
+    for data_type in &types {
+        let flba = !matches!(data_type, DataType::Decimal64(..));
+        let schema = schema1("c", data_type.clone(), true);
+        let few = |n: usize| -> RecordBatch {
+            let values = (0..n).map(|i| (i % 3 != 2).then_some(i as i64 % 5));
+            RecordBatch::try_new(schema.clone(), vec![column_of(data_type, values)]).unwrap()
+        };
+        let many = {
+            let values = (0..4000).map(|i| Some(i as i64 * 7919));
+            RecordBatch::try_new(schema.clone(), vec![column_of(data_type, values)]).unwrap()
+        };
+        let nulls = RecordBatch::try_new(
+            schema.clone(),
+            vec![column_of(data_type, (0..300).map(|_| None))],
+        )
+        .unwrap();
+        for encoding in encodings {
+            // DELTA_BYTE_ARRAY on FIXED_LEN_BYTE_ARRAY is a usable encoding.
+            let usable = flba && encoding == Encoding::DELTA_BYTE_ARRAY;
+            let name = format!("{} {encoding}", type_name(data_type));
+            let props = |dictionary: bool| {
+                WriterProperties::builder()
+                    .set_writer_version(WriterVersion::PARQUET_2_0)
+                    .set_dictionary_enabled(dictionary)
+                    .set_dictionary_page_size_limit(1024)
+                    .set_data_page_row_count_limit(100)
+                    .set_write_batch_size(50)
+                    .set_encoding(encoding)
+                    .build()
+            };
+            // The dictionary never falls back.
+            let batches = [few(1000), few(500)];
+            if usable || BEFORE_60 {
+                let file = both(&name, &schema, &batches, props(true));
+                // No page fell back (RLE is also the levels' encoding).
+                let encodings = column0(&metadata(&file)).encodings().collect::<Vec<_>>();
+                assert!(
+                    encoding == Encoding::RLE || !encodings.contains(&encoding),
+                    "{name}: {encodings:?}"
+                );
+            } else {
+                let (up, ours) = written_or_failed(&schema, &batches, &props(true));
+                // (parquet's column writer unwraps the error: a panic.)
+                let up = up.expect_err(&name);
+                let ours = ours.expect_err(&name);
+                assert!(
+                    up.contains("is not supported for physical type"),
+                    "{name}: parquet {up}"
+                );
+                assert!(!ours.contains("panicked"), "{name}: {ours}");
+                assert!(ours.contains("Column 'c'"), "{name}: {ours}");
+            }
+            if usable {
+                continue;
+            }
+            // The dictionary falls back, or there is none: 59 and 58 panic
+            // at the first value (60 refused the writer already).
+            for (how, batches, props) in [
+                ("falls back", vec![many.clone()], props(true)),
+                ("no dictionary", vec![few(10)], props(false)),
+            ] {
+                let (up, ours) = written_or_failed(&schema, &batches, &props);
+                let up = up.expect_err(&format!("{name}, {how}: parquet wrote it"));
+                let ours = ours.expect_err(&format!("{name}, {how}: parquet_flba wrote it"));
+                assert!(
+                    up.contains("panicked")
+                        && (BEFORE_60 || up.contains("is not supported for physical type")),
+                    "{name}, {how}: parquet {up}"
+                );
+                assert!(
+                    ours.starts_with("error: NYI") && ours.contains("Column 'c'"),
+                    "{name}, {how}: {ours}"
+                );
+            }
+            // Nulls only, no dictionary: 59 and 58 write DELTA_LENGTH_BYTE_ARRAY
+            // pages of no values on FIXED_LEN_BYTE_ARRAY and fail otherwise.
+            let (up, ours) =
+                written_or_failed(&schema, std::slice::from_ref(&nulls), &props(false));
+            let written = BEFORE_60 && flba && encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY;
+            match (up, ours) {
+                (Ok(up), Ok(ours)) if written => {
+                    assert!(up == ours, "{name}, nulls only: files differ");
+                    let file = Bytes::from(up);
+                    let got = column0(&metadata(&file)).encodings().collect::<Vec<_>>();
+                    assert!(got.contains(&encoding), "{name}, nulls only: {got:?}");
+                }
+                (Err(up), Err(ours)) if !written => {
+                    assert!(!ours.contains("panicked"), "{name}, nulls only: {ours}");
+                    assert!(!up.is_empty());
+                }
+                (up, ours) => panic!(
+                    "{name}, nulls only: parquet {:?}, parquet_flba {:?}",
+                    up.map(|_| ()),
+                    ours.map(|_| ())
+                ),
+            }
+        }
+    }
+}
+
+/// A column of `data_type` (FixedSizeBinary(16) or a decimal) holding
+/// `values`, each a small integer made into that type.
+fn column_of(data_type: &DataType, values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
+    match data_type {
+        DataType::FixedSizeBinary(16) => fsb_from(
+            16,
+            values
+                .map(|v| v.map(|v| (v as i128).to_le_bytes().to_vec()))
+                .collect(),
+        ),
+        DataType::Decimal128(p, s) => Arc::new(
+            Decimal128Array::from_iter(values.map(|v| v.map(i128::from)))
+                .with_precision_and_scale(*p, *s)
+                .unwrap(),
+        ),
+        DataType::Decimal64(p, s) => Arc::new(
+            Decimal64Array::from_iter(values)
+                .with_precision_and_scale(*p, *s)
+                .unwrap(),
+        ),
+        other => panic!("no column of {other}"),
     }
 }

@@ -8,8 +8,11 @@
 //!   `parquet::arrow::ArrowWriter` (or its column-level API) and with
 //!   `parquet_flba`'s; the files must be byte-identical, the writers'
 //!   observable state equal after every write, an error on one side
-//!   an error on the other, and (`ArrowWriter` API) every leaf written by
-//!   the writer its plan names ([`writers::check_ran_as_planned`]).
+//!   an error on the other, every leaf this crate writes planned fast
+//!   unless the scenario explains why not ([`planned::check_plan_fast`]),
+//!   and every leaf written by the writer its plan names
+//!   ([`writers::check_ran_as_planned`]; each chunk's path with the
+//!   column-level API).
 //! * [`run_roundtrip`]: a file written by `parquet_flba` is read back with
 //!   parquet's readers; the arrays must equal the input and every
 //!   statistic, column index entry and bloom filter must agree with the
@@ -28,7 +31,7 @@
 //! the main crate already depends on, so `tests/fuzz_replay.rs` compiles
 //! this file with `#[path]` and replays the corpora in `cargo test`. The
 //! main crate's `tests/common` mounts [`catch`], [`describe`],
-//! [`readback`], [`release`] and [`writers`] the same way: one copy of the
+//! [`planned`], [`readback`], [`release`] and [`writers`] the same way: one copy of the
 //! writers of both sides, the read-back and the failure descriptions for
 //! the tests and the fuzz targets (these modules use each other only as
 //! siblings, and nothing else of the harness).
@@ -42,6 +45,7 @@ pub mod describe;
 pub mod differential;
 pub mod generate;
 pub mod input;
+pub mod planned;
 pub mod readback;
 pub mod release;
 pub mod roundtrip;

@@ -24,6 +24,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::SchemaDescriptor;
 use parquet_flba::MemoryListener;
 
+use super::planned::{ColumnsPlanned, check_chunk};
 use super::release::{PageStores, WithPageStores};
 
 /// The spill store of a write, for its counters.
@@ -237,11 +238,16 @@ fn no_reservation<W: std::io::Write + Send>(
 ) {
 }
 
-/// What ran in a parquet_flba writer against its plan, after `finish`.
+/// A parquet_flba writer's plan against what this crate writes
+/// ([`check_plan_fast`](super::planned::check_plan_fast): a plan that sends
+/// everything to parquet fails it), and what ran against the plan, after
+/// `finish`.
 fn check_plan<W: std::io::Write + Send>(
     wr: &parquet_flba::ArrowWriter<W>,
     row_groups: usize,
+    o: &Opts,
 ) -> Result<(), String> {
+    super::planned::check_plan_fast(wr.column_plan(), &o.props, o.parquet_schema.is_some())?;
     check_ran_as_planned(wr.column_plan(), &wr.leaf_chunks(), row_groups)
 }
 
@@ -249,6 +255,7 @@ fn check_plan<W: std::io::Write + Send>(
 fn no_plan<W: std::io::Write + Send>(
     _: &parquet::arrow::ArrowWriter<W>,
     _: usize,
+    _: &Opts,
 ) -> Result<(), String> {
     Ok(())
 }
@@ -544,7 +551,7 @@ macro_rules! writer_impl {
                     memory.push(wr.memory_size());
                 }
                 let md = at("close", wr.finish())?;
-                $planned(&wr, md.num_row_groups()).map_err(|error| Failed {
+                $planned(&wr, md.num_row_groups(), o).map_err(|error| Failed {
                     at: "what ran against the plan".into(),
                     error,
                 })?;
@@ -599,6 +606,15 @@ macro_rules! writer_impl {
                 via_into_serialized: bool,
             ) -> Result<Written, Failed> {
                 let (mut fw, factory) = column_writers(schema, o, store, via_into_serialized)?;
+                // What this crate writes is planned fast (parquet's factory
+                // has no plan), and each chunk comes from the planned writer.
+                let explicit_schema = via_into_serialized && o.parquet_schema.is_some();
+                factory
+                    .check_plan_fast(&o.props, explicit_schema)
+                    .map_err(|error| Failed {
+                        at: "the factory's plan".into(),
+                        error,
+                    })?;
                 let mut groups: Vec<&[RecordBatch]> = Vec::new();
                 let mut start = 0;
                 for i in 0..batches.len() {
@@ -647,6 +663,10 @@ macro_rules! writer_impl {
                     let mut rg = at(format!("next_row_group {g}"), fw.next_row_group())?;
                     for (c, cw) in writers.into_iter().enumerate() {
                         let chunk = at(format!("close column {c} of group {g}"), cw.close())?;
+                        check_chunk(&factory, c, &chunk).map_err(|error| Failed {
+                            at: format!("column {c} of group {g} against the plan"),
+                            error,
+                        })?;
                         at(
                             format!("append column {c} of group {g}"),
                             chunk.append_to_row_group(&mut rg),

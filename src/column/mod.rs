@@ -8,7 +8,10 @@
 //! [`ArrowRowGroupWriterFactory`](crate::ArrowRowGroupWriterFactory) that
 //! created it routes the leaf.
 
+mod delegated;
 mod leaves;
+
+pub(crate) use delegated::{Delegated, panic_error, panicking_field};
 
 pub(crate) use leaves::planned_leaves;
 pub use leaves::{ArrowLeafColumn, compute_leaves};
@@ -23,6 +26,9 @@ use parquet::file::writer::SerializedRowGroupWriter;
 use std::io::Write;
 
 /// Encodes [`ArrowLeafColumn`]s into an [`ArrowColumnChunk`].
+///
+/// A panic of `parquet`'s own writer (of a leaf this crate delegates) is
+/// an error naming the column, after which that writer fails every call.
 ///
 /// Same as `parquet::arrow::arrow_writer::ArrowColumnWriter`; create them with
 /// [`ArrowRowGroupWriterFactory::create_column_writers`](crate::ArrowRowGroupWriterFactory::create_column_writers).
@@ -84,7 +90,7 @@ pub struct ArrowColumnWriter(pub(crate) WriterInner);
 )]
 pub(crate) enum WriterInner {
     Flba(Box<FlbaColumnWriter>),
-    Parquet(upstream::ArrowColumnWriter),
+    Parquet(Delegated),
 }
 
 impl std::fmt::Debug for ArrowColumnWriter {

@@ -36,6 +36,8 @@ mod v58;
 ))]
 pub(crate) use v58::*;
 
+pub(crate) mod codecs;
+
 #[cfg(not(feature = "parquet-58"))]
 mod page_stores;
 #[cfg(feature = "parquet-58")]

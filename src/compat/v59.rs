@@ -73,6 +73,13 @@ pub(crate) const PAGES_SPLICED_WHOLE: bool = true;
 /// written one after the other, each split again by the byte limit.
 pub(crate) const ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS: bool = false;
 
+/// D24: the fallback encoding is not checked against the column's type:
+/// RLE and DELTA_LENGTH_BYTE_ARRAY (and DELTA_BYTE_ARRAY on INT32/INT64)
+/// get an encoder on any type (`encodings/encoding/mod.rs:83`
+/// `get_encoder`), which panics only when given values (a column whose
+/// dictionary never falls back is written normally).
+pub(crate) const FALLBACK_ENCODING_CHECKED_AT_CREATION: bool = false;
+
 /// The data page row limit (one for all columns in 59).
 pub(crate) fn data_page_row_count_limit(props: &WriterProperties, _path: &ColumnPath) -> usize {
     props.data_page_row_count_limit()

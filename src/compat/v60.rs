@@ -68,6 +68,11 @@ pub(crate) const PAGES_SPLICED_WHOLE: bool = true;
 /// rows the row limit already trimmed; what is left goes on as one piece.
 pub(crate) const ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS: bool = true;
 
+/// D24: the fallback encoding is checked against the column's type when
+/// the writer is created (`encodings/encoding/mod.rs:234`
+/// `unsupported_column_encoding`).
+pub(crate) const FALLBACK_ENCODING_CHECKED_AT_CREATION: bool = true;
+
 /// The per-column data page row limit.
 pub(crate) fn data_page_row_count_limit(props: &WriterProperties, path: &ColumnPath) -> usize {
     props.column_data_page_row_count_limit(path)

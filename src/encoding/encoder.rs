@@ -127,6 +127,35 @@ pub(crate) struct ColumnEncoder {
 }
 
 impl ColumnEncoder {
+    /// The encoder used without a dictionary (or after it falls back),
+    /// for the column's encoding or the writer version's default; an error
+    /// for an encoding the column cannot take.
+    fn fallback(descr: &ColumnDescPtr, props: &WriterProperties) -> Result<Fallback> {
+        let path = descr.path();
+        let physical = descr.physical_type();
+        let integers = matches!(physical, PhysicalType::INT32 | PhysicalType::INT64);
+        let encoding = props
+            .encoding(path)
+            .unwrap_or(match props.writer_version() {
+                WriterVersion::PARQUET_1_0 => Encoding::PLAIN,
+                WriterVersion::PARQUET_2_0 if integers => Encoding::DELTA_BINARY_PACKED,
+                WriterVersion::PARQUET_2_0 => Encoding::DELTA_BYTE_ARRAY,
+            });
+        Fallback::try_new(
+            encoding,
+            physical,
+            crate::values::parquet_width(descr),
+            crate::compat::delta_options(props, path),
+            &path.string(),
+        )
+    }
+
+    /// Fails as [`Self::try_new`] fails for these settings (the encoding),
+    /// without building the encoder.
+    pub(crate) fn check_settings(descr: &ColumnDescPtr, props: &WriterProperties) -> Result<()> {
+        Self::fallback(descr, props).map(drop)
+    }
+
     /// The encoder of `descr`'s values (ordered by `order`), as `props` set it
     /// up: dictionary, fallback encoding, statistics, bloom filter.
     pub(crate) fn try_new(
@@ -138,25 +167,7 @@ impl ColumnEncoder {
         let width = crate::values::parquet_width(descr);
         let physical = descr.physical_type();
         let integers = matches!(physical, PhysicalType::INT32 | PhysicalType::INT64);
-        let fallback_encoding = props
-            .encoding(path)
-            .unwrap_or(match props.writer_version() {
-                WriterVersion::PARQUET_1_0 => Encoding::PLAIN,
-                WriterVersion::PARQUET_2_0 if integers => Encoding::DELTA_BINARY_PACKED,
-                WriterVersion::PARQUET_2_0 => Encoding::DELTA_BYTE_ARRAY,
-            });
-        let fallback = Fallback::try_new(
-            fallback_encoding,
-            physical,
-            width,
-            crate::compat::delta_options(props, path),
-        )
-        .map_err(|e| match e {
-            ParquetError::NYI(message) => {
-                ParquetError::NYI(format!("Column '{}': {message}", path.string()))
-            }
-            other => other,
-        })?;
+        let fallback = Self::fallback(descr, props)?;
         let bloom = props
             .bloom_filter_properties(path)
             .map(BloomFilter::try_new)
@@ -200,6 +211,9 @@ impl ColumnEncoder {
         let n = src.count();
         if n == 0 {
             return Ok(());
+        }
+        if self.dictionary.is_none() {
+            self.fallback.takes_values()?;
         }
         self.num_values += n;
         let want = self.extremes.enabled;
@@ -340,7 +354,7 @@ impl ColumnEncoder {
                 (Encoding::PLAIN, Some(block.take().unwrap_or_default()))
             }
             (None, other) => {
-                other.finish_into(self.width, &mut self.out);
+                other.finish_into(self.width, &mut self.out)?;
                 (other.encoding(), None)
             }
         };

@@ -22,16 +22,49 @@ pub(crate) enum Fallback {
     DeltaInt32(Box<DeltaBinaryPacked<i32>>),
     /// DELTA_BINARY_PACKED of INT64 values.
     DeltaInt64(Box<DeltaBinaryPacked<i64>>),
+    /// An encoding the column's type cannot take that parquet 59 and 58
+    /// accept when the writer is created (D24): the first value (or, see
+    /// [`Deferred`], the first page) given to it fails, where those
+    /// releases panic.
+    Refused(Box<Deferred>),
+}
+
+/// What [`Fallback::Refused`] can still write, and the error for the rest.
+#[derive(Debug)]
+pub(crate) struct Deferred {
+    encoding: Encoding,
+    physical: PhysicalType,
+    column: String,
+    /// DELTA_LENGTH_BYTE_ARRAY on FIXED_LEN_BYTE_ARRAY: parquet 59 and 58
+    /// fail on a value but write a page of nulls only (the lengths of no
+    /// values: a DELTA_BINARY_PACKED header); `None` when every page fails.
+    lengths: Option<DeltaBinaryPacked<i32>>,
+}
+
+impl Deferred {
+    fn error(&self) -> ParquetError {
+        ParquetError::NYI(format!(
+            "Column '{}': Encoding {} is not supported for {} columns (parquet {} takes \
+             it for the column, and panics at the first value to encode with it, once \
+             the dictionary has fallen back or without one)",
+            self.column,
+            self.encoding,
+            self.physical,
+            crate::compat::RESOLVED_RELEASE
+        ))
+    }
 }
 
 impl Fallback {
     /// The encoder for `encoding` of a `physical` column of `width`-byte
-    /// values, or an error for an encoding such a column cannot use.
+    /// values, or an error for an encoding such a column cannot use (the
+    /// message names `column`).
     pub(crate) fn try_new(
         encoding: Encoding,
         physical: PhysicalType,
         width: usize,
         options: Option<DeltaOptions>,
+        column: &str,
     ) -> Result<Self> {
         Ok(match (encoding, physical) {
             (Encoding::PLAIN, _) => Self::Plain(None),
@@ -45,9 +78,25 @@ impl Fallback {
             (Encoding::DELTA_BINARY_PACKED, PhysicalType::INT64) => {
                 Self::DeltaInt64(Box::new(DeltaBinaryPacked::new(options)))
             }
+            // D24: parquet 59 and 58 create an encoder for these on any
+            // type; it fails only once it is given values.
+            (Encoding::RLE | Encoding::DELTA_LENGTH_BYTE_ARRAY, _)
+            | (Encoding::DELTA_BYTE_ARRAY, PhysicalType::INT32 | PhysicalType::INT64)
+                if !crate::compat::FALLBACK_ENCODING_CHECKED_AT_CREATION =>
+            {
+                let lengths = (encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY
+                    && physical == PhysicalType::FIXED_LEN_BYTE_ARRAY)
+                    .then(|| DeltaBinaryPacked::new(None));
+                Self::Refused(Box::new(Deferred {
+                    encoding,
+                    physical,
+                    column: column.to_string(),
+                    lengths,
+                }))
+            }
             (other, physical) => {
                 return Err(ParquetError::NYI(format!(
-                    "Encoding {other} is not supported for {physical} columns"
+                    "Column '{column}': Encoding {other} is not supported for {physical} columns"
                 )));
             }
         })
@@ -56,6 +105,7 @@ impl Fallback {
     /// The page encoding.
     pub(crate) fn encoding(&self) -> Encoding {
         match self {
+            Self::Refused(deferred) => deferred.encoding,
             Self::Plain(_) => Encoding::PLAIN,
             Self::ByteStreamSplit(_) => Encoding::BYTE_STREAM_SPLIT,
             Self::DeltaByteArray(_) => Encoding::DELTA_BYTE_ARRAY,
@@ -70,11 +120,24 @@ impl Fallback {
         match self {
             Self::Plain(block) => Some(block.get_or_insert_default().buffer()),
             Self::ByteStreamSplit(buf) => Some(buf),
-            Self::DeltaByteArray(_) | Self::DeltaInt32(_) | Self::DeltaInt64(_) => None,
+            Self::DeltaByteArray(_)
+            | Self::DeltaInt32(_)
+            | Self::DeltaInt64(_)
+            | Self::Refused(_) => None,
         }
     }
 
-    /// Encodes `values` (`width` bytes each).
+    /// Fails for an encoding that cannot take values (D24); the encoder
+    /// checks it before taking any.
+    pub(crate) fn takes_values(&self) -> Result<()> {
+        match self {
+            Self::Refused(deferred) => Err(deferred.error()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Encodes `values` (`width` bytes each); nothing for an encoding that
+    /// cannot take them ([`Self::takes_values`]).
     pub(crate) fn put(&mut self, values: &[u8]) {
         match self {
             Self::DeltaByteArray(enc) => enc.put(values),
@@ -96,6 +159,7 @@ impl Fallback {
             Self::DeltaByteArray(enc) => enc.estimated_size(),
             Self::DeltaInt32(enc) => enc.completed_len(),
             Self::DeltaInt64(enc) => enc.completed_len(),
+            Self::Refused(_) => 0,
         }
     }
 
@@ -107,14 +171,22 @@ impl Fallback {
             Self::DeltaByteArray(enc) => enc.memory_size(),
             Self::DeltaInt32(enc) => enc.memory_size(),
             Self::DeltaInt64(enc) => enc.memory_size(),
+            Self::Refused(deferred) => deferred.lengths.as_ref().map_or(0, |l| l.memory_size()),
         }
     }
 
     /// Appends the encoded page of a BYTE_STREAM_SPLIT or DELTA_BYTE_ARRAY
     /// encoder to `dst` and clears it (PLAIN pages are handed over in their
-    /// block instead).
-    pub(crate) fn finish_into(&mut self, width: usize, dst: &mut Vec<u8>) {
+    /// block instead). Fails for a page that parquet 59 and 58 cannot
+    /// write with a [`Self::Refused`] encoding (D24).
+    pub(crate) fn finish_into(&mut self, width: usize, dst: &mut Vec<u8>) -> Result<()> {
         match self {
+            Self::Refused(deferred) => match &mut deferred.lengths {
+                // The lengths of the page's values (there are none), then
+                // their bytes (none).
+                Some(lengths) => lengths.finish_into(dst),
+                None => return Err(deferred.error()),
+            },
             Self::Plain(block) => {
                 if let Some(block) = block {
                     dst.extend_from_slice(block.values());
@@ -129,6 +201,7 @@ impl Fallback {
             Self::DeltaInt32(enc) => enc.finish_into(dst),
             Self::DeltaInt64(enc) => enc.finish_into(dst),
         }
+        Ok(())
     }
 }
 
@@ -169,7 +242,7 @@ mod tests {
             let mut ours = Fallback::ByteStreamSplit(Vec::new());
             ours.put(&values);
             let mut out = Vec::new();
-            ours.finish_into(width, &mut out);
+            ours.finish_into(width, &mut out).unwrap();
             assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "width {width}");
         }
     }

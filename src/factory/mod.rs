@@ -8,18 +8,18 @@ mod stores;
 
 pub(crate) use stores::HandOff;
 
-use crate::column::{ArrowColumnWriter, WriterInner};
+use crate::column::{ArrowColumnWriter, Delegated, WriterInner, panic_error};
 use crate::compat::{self, PageStore, PageStoreFactory};
 use crate::leaf::{FlbaColumnWriter, LeafShape};
 use crate::plan::{ColumnPlan, LeafKind};
-use crate::pool::PageHelpers;
+use crate::pool::{PageHelpers, run_caught};
 use arrow_schema::{Schema, SchemaRef};
 use parquet::arrow::arrow_writer as upstream;
 use parquet::basic::Compression;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterPropertiesPtr;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::{ColumnDescPtr, Type};
+use parquet::schema::types::{ColumnDescPtr, Type, TypePtr};
 use std::io::Write;
 use std::sync::Arc;
 use stores::Router;
@@ -33,6 +33,8 @@ use stores::Router;
 pub struct ArrowRowGroupWriterFactory {
     plan: ColumnPlan,
     columns: Vec<ColumnDescPtr>,
+    /// The file's Parquet schema (for `parquet` factories over some fields).
+    root: TypePtr,
     props: WriterPropertiesPtr,
     arrow_schema: SchemaRef,
     /// `parquet`'s factory over the whole file (encryptor included).
@@ -83,6 +85,7 @@ impl ArrowRowGroupWriterFactory {
         let (partial, parquet_leaves) = partial_factory(&plan, &arrow_schema, file_writer);
         Self {
             columns: file_writer.schema_descr().columns().to_vec(),
+            root: file_writer.schema_descr().root_schema_ptr(),
             plan,
             props,
             arrow_schema,
@@ -187,8 +190,21 @@ impl ArrowRowGroupWriterFactory {
         only_fast: bool,
     ) -> Result<Vec<(usize, ArrowColumnWriter)>> {
         self.plan.check_writable()?;
+        // This crate's leaves first: settings they cannot take are refused
+        // before `parquet`'s writers, which panic on some, are made.
+        for (leaf, descr) in self.columns.iter().enumerate() {
+            if self.plan.is_fast(leaf) {
+                FlbaColumnWriter::check_settings(descr, &self.props)?;
+            }
+        }
         let _creating = self.router.as_ref().map(|r| r.creating()).transpose()?;
-        let mut theirs = self.parquet_writers(row_group_index, only_fast)?;
+        let mut theirs = match run_caught(|| self.parquet_writers(row_group_index, only_fast)) {
+            Ok(writers) => writers?,
+            Err(message) => {
+                let column = self.panicking_field(row_group_index);
+                return Err(panic_error(&column, "being created", &message));
+            }
+        };
         let mut out = Vec::with_capacity(self.columns.len());
         for leaf in 0..self.columns.len() {
             let writer = match self.plan.fast_kind(leaf) {
@@ -197,11 +213,13 @@ impl ArrowRowGroupWriterFactory {
                     self.fast_writer(kind, leaf, store)?
                 }
                 None if only_fast => continue,
-                None => ArrowColumnWriter(WriterInner::Parquet(
-                    theirs.get_mut(leaf).and_then(Option::take).ok_or_else(|| {
+                None => {
+                    let writer = theirs.get_mut(leaf).and_then(Option::take).ok_or_else(|| {
                         ParquetError::General(format!("no parquet writer for column {leaf}"))
-                    })?,
-                )),
+                    })?;
+                    let column = self.columns[leaf].path().string();
+                    ArrowColumnWriter(WriterInner::Parquet(Delegated::new(writer, column)))
+                }
             };
             debug_assert_eq!(
                 writer.path(),
@@ -240,6 +258,35 @@ impl ArrowRowGroupWriterFactory {
             }
         }
         Ok(out)
+    }
+
+    /// After `parquet`'s factory panicked creating the delegated leaves'
+    /// writers: the leaves of the first field whose writers panic when
+    /// created alone (all delegated leaves if none does, or the fields are
+    /// not known).
+    fn panicking_field(&self, row_group_index: usize) -> String {
+        let delegated = |leaves: &mut dyn Iterator<Item = usize>| -> String {
+            let names: Vec<String> = leaves
+                .filter(|&l| !self.plan.is_fast(l))
+                .map(|l| self.columns[l].path().string())
+                .collect();
+            names.join("', '")
+        };
+        let Some(fields) = self.plan.fields() else {
+            return delegated(&mut (0..self.columns.len()));
+        };
+        for (field, span) in fields.iter().enumerate() {
+            if span.leaves().all(|l| self.plan.is_fast(l)) {
+                continue;
+            }
+            let alone = sub_factory(&self.root, &self.arrow_schema, &self.props, &[field]);
+            let panics = alone
+                .is_ok_and(|f| run_caught(|| f.create_column_writers(row_group_index)).is_err());
+            if panics {
+                return delegated(&mut span.leaves());
+            }
+        }
+        delegated(&mut (0..self.columns.len()))
     }
 
     fn fast_writer(
@@ -300,11 +347,6 @@ impl ArrowRowGroupWriterFactory {
 /// `parquet`'s factory over just the fields that have a `parquet` leaf,
 /// and those fields' leaves; no factory when that is every field (the
 /// whole-file factory serves) or none.
-///
-/// `parquet`'s `ArrowRowGroupWriterFactory::new` takes a
-/// `SerializedFileWriter` and nothing else, so a factory over a sub-schema
-/// needs a file writer over that sub-schema: one over `io::sink()`,
-/// dropped at once (it buffers the 4-byte magic, nothing more).
 fn partial_factory<W: Write + Send>(
     plan: &ColumnPlan,
     arrow_schema: &SchemaRef,
@@ -324,6 +366,23 @@ fn partial_factory<W: Write + Send>(
         return (Ok(None), leaves);
     }
     let root = file_writer.schema_descr().root_schema_ptr();
+    let factory = sub_factory(&root, arrow_schema, file_writer.properties(), &keep).map(Some);
+    (factory, leaves)
+}
+
+/// `parquet`'s factory over the top-level fields `keep` of the file (of
+/// Parquet schema `root`).
+///
+/// `parquet`'s `ArrowRowGroupWriterFactory::new` takes a
+/// `SerializedFileWriter` and nothing else, so a factory over a sub-schema
+/// needs a file writer over that sub-schema: one over `io::sink()`,
+/// dropped at once (it buffers the 4-byte magic, nothing more).
+fn sub_factory(
+    root: &TypePtr,
+    arrow_schema: &SchemaRef,
+    props: &WriterPropertiesPtr,
+    keep: &[usize],
+) -> Result<upstream::ArrowRowGroupWriterFactory> {
     let sub_root = Type::GroupType {
         basic_info: root.get_basic_info().clone(),
         fields: keep.iter().map(|&i| root.get_fields()[i].clone()).collect(),
@@ -334,8 +393,6 @@ fn partial_factory<W: Write + Send>(
             .collect::<Vec<_>>(),
         arrow_schema.metadata().clone(),
     ));
-    let props = Arc::clone(file_writer.properties());
-    let factory = SerializedFileWriter::new(std::io::sink(), Arc::new(sub_root), props)
-        .map(|sink| Some(upstream::ArrowRowGroupWriterFactory::new(&sink, sub_arrow)));
-    (factory, leaves)
+    let sink = SerializedFileWriter::new(std::io::sink(), Arc::new(sub_root), Arc::clone(props))?;
+    Ok(upstream::ArrowRowGroupWriterFactory::new(&sink, sub_arrow))
 }

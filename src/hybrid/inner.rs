@@ -25,6 +25,13 @@ pub(super) struct InnerWriter {
     drained: u64,
     /// Row groups taken.
     taken: usize,
+    /// The inner writer's leaves, for messages.
+    columns: String,
+    /// The error of a panic of the inner writer (its state is unknown
+    /// after one: every later call fails with it).
+    broken: Option<String>,
+    /// The inner writer's properties (to find which column panicked).
+    props: WriterProperties,
 }
 
 impl InnerWriter {
@@ -47,10 +54,16 @@ impl InnerWriter {
             .set_key_value_metadata(None)
             .set_sorting_columns(None)
             .build();
+        let sub_schema = SchemaDescriptor::new(sub_root);
+        let columns: Vec<String> = sub_schema
+            .columns()
+            .iter()
+            .map(|c| c.path().string())
+            .collect();
         let mut options = upstream::ArrowWriterOptions::new()
-            .with_properties(props)
+            .with_properties(props.clone())
             .with_skip_arrow_metadata(true)
-            .with_parquet_schema(SchemaDescriptor::new(sub_root));
+            .with_parquet_schema(sub_schema);
         if let Some(f) = page_stores {
             options = crate::compat::options_with_page_stores(options, f);
         }
@@ -60,7 +73,38 @@ impl InnerWriter {
             parts,
             drained: 0,
             taken: 0,
+            columns: columns.join("', '"),
+            broken: None,
+            props,
         })
+    }
+
+    /// Runs `f` on the inner writer: a panic (`parquet` panics on some
+    /// inputs it accepts) is an error naming the inner writer's columns,
+    /// and breaks the writer.
+    ///
+    /// After a panic writing `batch`, the column is the first field that
+    /// panics alone (else every column of the inner writer is named).
+    fn run<T>(
+        &mut self,
+        doing: &str,
+        batch: Option<&RecordBatch>,
+        f: impl FnOnce(&mut upstream::ArrowWriter<Vec<u8>>) -> Result<T>,
+    ) -> Result<T> {
+        if let Some(e) = &self.broken {
+            return Err(ParquetError::General(e.clone()));
+        }
+        let writer = &mut self.writer;
+        match crate::pool::run_caught(|| f(writer)) {
+            Ok(result) => result,
+            Err(message) => {
+                let column = batch.and_then(|b| crate::column::panicking_field(b, &self.props));
+                let column = column.as_deref().unwrap_or(&self.columns);
+                let e = crate::column::panic_error(column, doing, &message);
+                self.broken = Some(e.to_string());
+                Err(e)
+            }
+        }
     }
 
     /// Writes the inner writer's part of `part` (a slice of a validated
@@ -90,7 +134,7 @@ impl InnerWriter {
         let schema = Schema::new_with_metadata(fields, schema.metadata().clone());
         let options = RecordBatchOptions::new().with_row_count(Some(part.num_rows()));
         let batch = RecordBatch::try_new_with_options(Arc::new(schema), columns, &options)?;
-        self.writer.write(&batch)
+        self.run("writing", Some(&batch), |w| w.write(&batch))
     }
 
     /// The inner writer's estimate of its in-progress row group.
@@ -105,8 +149,10 @@ impl InnerWriter {
 
     /// Flushes the inner writer's row group and takes its bytes.
     pub(super) fn take_row_group(&mut self) -> Result<(InnerBytes, RowGroupMetaData)> {
-        self.writer.flush()?;
-        self.writer.sync()?;
+        self.run("flushing a row group", None, |w| {
+            w.flush()?;
+            Ok(w.sync()?)
+        })?;
         let flushed = self.writer.flushed_row_groups();
         let metadata = flushed.get(self.taken).cloned().ok_or_else(|| {
             ParquetError::General(format!(
@@ -128,7 +174,7 @@ impl InnerWriter {
     /// Finishes the inner file (whose bytes are not used) for its page
     /// indexes.
     pub(super) fn finish(&mut self) -> Result<ParquetMetaData> {
-        self.writer.finish()
+        self.run("finishing", None, |w| w.finish())
     }
 }
 

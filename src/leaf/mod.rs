@@ -73,6 +73,12 @@ impl std::fmt::Debug for FlbaColumnWriter {
 }
 
 impl FlbaColumnWriter {
+    /// Fails as [`Self::try_new`] fails for these settings, without
+    /// building the writer.
+    pub(crate) fn check_settings(descr: &ColumnDescPtr, props: &WriterProperties) -> Result<()> {
+        PageBuilder::check_settings(descr, props)
+    }
+
     /// A writer for the column `descr` holding values of `kind`; finished
     /// pages go to `store` if given, and are compressed on `helpers`'
     /// threads if given. With `cache_blocks`, its in-memory page blocks go

@@ -83,6 +83,13 @@ impl std::fmt::Debug for PageBuilder {
 }
 
 impl PageBuilder {
+    /// Fails as [`Self::try_new`] fails for these settings (the fallback
+    /// encoding, the codec), without building anything.
+    pub(crate) fn check_settings(descr: &ColumnDescPtr, props: &WriterProperties) -> Result<()> {
+        ColumnEncoder::check_settings(descr, props)?;
+        codec::PageCodec::check(props.compression(descr.path()))
+    }
+
     /// A builder for `descr`'s chunk, values ordered by `order`, pages into
     /// `sink`; compressed on `helpers`' threads if given (and compressed).
     pub(crate) fn try_new(

@@ -2,10 +2,12 @@
 //! leaf, judged together.
 
 use super::{ColumnPlan, DelegateReason, FieldSpan, LeafKind, LeafPlan, fast_candidate};
+use crate::compat::codecs::{Codec, missing_in_parquet};
 use crate::schema::{Layers, leaf_count, mixes_unprunable, parquet_leaf_count, visit_leaves};
 use crate::values::decimal_width;
 use arrow_schema::{DataType, Field, IntervalUnit, Schema};
 use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as PhysicalType};
+use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 
@@ -18,7 +20,17 @@ impl ColumnPlan {
         props: &WriterProperties,
     ) -> Self {
         let mut plan = Self::judge(arrow, parquet);
-        plan.unwritable = unwritable(arrow, parquet, props);
+        let compression = |l: usize| props.compression(parquet.column(l).path());
+        plan.unwritable = missing_in_parquet((0..parquet.num_columns()).map(compression))
+            .map(|e| match e {
+                ParquetError::General(message) => message,
+                other => other.to_string(),
+            })
+            .or_else(|| unwritable(arrow, parquet, props));
+        plan.delegate_fast(
+            |l| Codec::of(compression(l)).is_some_and(|c| !c.built_here() && c.in_parquet()),
+            DelegateReason::CodecFeatureOff,
+        );
         if encrypted(props) {
             plan.delegate_fast(|_| true, DelegateReason::Encrypted);
         }

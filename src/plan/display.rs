@@ -29,6 +29,7 @@ impl fmt::Display for DelegateReason {
                 "content-defined chunking: field cannot be split"
             }
             DelegateReason::UnverifiedRelease => "parquet release not verified by this build",
+            DelegateReason::CodecFeatureOff => "codec feature off in this build (parquet has it)",
         })
     }
 }

@@ -70,6 +70,11 @@ pub enum DelegateReason {
     /// ([`VERIFIED_PARQUET_RELEASES`](crate::VERIFIED_PARQUET_RELEASES)):
     /// every leaf goes to `parquet`, so the file is still exactly its.
     UnverifiedRelease,
+    /// The leaf's compression codec is one whose cargo feature (`snap`,
+    /// `flate2`, `brotli`, `lz4`, `zstd`: parquet's names) this build left
+    /// out while `parquet` has it (another crate of the program turned
+    /// parquet's feature on): `parquet` compresses it.
+    CodecFeatureOff,
 }
 
 /// The plan of one Parquet leaf column.

@@ -10,7 +10,7 @@ use crate::validate::validate_batch;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_writer as upstream;
-use parquet::errors::Result;
+use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::{KeyValue, ParquetMetaData, RowGroupMetaData};
 use parquet::file::writer::SerializedFileWriter;
 use std::io::Write;
@@ -90,6 +90,11 @@ pub(super) struct ParquetFile<W: Write> {
     plan: ColumnPlan,
     /// For the factory of `into_serialized_writer`.
     block_cache: bool,
+    /// The error of a panic of `parquet`'s writer (its state is unknown
+    /// after one: every later call fails with it).
+    broken: Option<String>,
+    /// The writer's properties (to find which column panicked).
+    props: parquet::file::properties::WriterProperties,
 }
 
 impl<W: Write + Send> ParquetFile<W> {
@@ -101,6 +106,7 @@ impl<W: Write + Send> ParquetFile<W> {
     ) -> Result<Self> {
         let page_stores = options.page_store_factory.clone();
         let block_cache = options.block_cache();
+        let props = options.properties.clone();
         let schema = arrow_schema.clone();
         let writer =
             upstream::ArrowWriter::try_new_with_options(out, schema, options.into_upstream())?;
@@ -110,10 +116,45 @@ impl<W: Write + Send> ParquetFile<W> {
             page_stores,
             plan,
             block_cache,
+            broken: None,
+            props,
         })
     }
 
-    pub(super) fn into_inner(self) -> Result<W> {
+    /// Runs `f` on `parquet`'s writer: a panic (`parquet` panics on some
+    /// inputs it accepts) is an error naming the file's columns, and
+    /// breaks the writer.
+    /// After a panic writing `batch`, the column is the first field that
+    /// panics alone (else every column is named).
+    fn run<T>(
+        &mut self,
+        doing: &str,
+        batch: Option<&RecordBatch>,
+        f: impl FnOnce(&mut upstream::ArrowWriter<W>) -> Result<T>,
+    ) -> Result<T> {
+        if let Some(e) = &self.broken {
+            return Err(ParquetError::General(e.clone()));
+        }
+        let writer = &mut self.writer;
+        match crate::pool::run_caught(|| f(writer)) {
+            Ok(result) => result,
+            Err(message) => {
+                let column = batch.and_then(|b| crate::column::panicking_field(b, &self.props));
+                let column = column.unwrap_or_else(|| {
+                    let leaves = self.plan.leaves().iter();
+                    let all: Vec<String> = leaves.map(|l| l.column_path().string()).collect();
+                    all.join("', '")
+                });
+                let e = crate::column::panic_error(&column, doing, &message);
+                self.broken = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    pub(super) fn into_inner(mut self) -> Result<W> {
+        // The row group in progress is flushed first, panics contained.
+        self.run("flushing a row group", None, |w| w.flush())?;
         self.writer.into_inner()
     }
 
@@ -136,11 +177,11 @@ impl<W: Write + Send> FileEncoder<W> for ParquetFile<W> {
             self.plan.check_writable()?;
             validate_batch(&self.arrow_schema, batch, |_| false)?;
         }
-        self.writer.write(batch)
+        self.run("writing", Some(batch), |w| w.write(batch))
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.writer.flush()
+        self.run("flushing a row group", None, |w| w.flush())
     }
 
     fn flushed_row_groups(&self) -> &[RowGroupMetaData] {
@@ -184,7 +225,7 @@ impl<W: Write + Send> FileEncoder<W> for ParquetFile<W> {
     }
 
     fn finish(&mut self) -> Result<ParquetMetaData> {
-        self.writer.finish()
+        self.run("finishing", None, |w| w.finish())
     }
 
     fn column_plan(&self) -> &ColumnPlan {

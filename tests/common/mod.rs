@@ -20,6 +20,8 @@
 pub mod catch;
 #[path = "../../fuzz/src/describe.rs"]
 pub mod describe;
+#[path = "../../fuzz/src/planned.rs"]
+pub mod planned;
 #[path = "../../fuzz/src/readback.rs"]
 pub mod readback;
 #[path = "../../fuzz/src/release.rs"]
@@ -945,6 +947,7 @@ macro_rules! writer_impl {
             ) -> Result<ParallelWritten, String> {
                 use parquet::file::writer::SerializedFileWriter;
                 assert!(via_into_serialized || prelude.is_empty());
+                let plan_props = props.clone();
                 let (mut file_writer, factory) = if via_into_serialized {
                     let mut wr = w::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))
                         .map_err(err("try_new"))?;
@@ -966,6 +969,12 @@ macro_rules! writer_impl {
                     let factory = w::ArrowRowGroupWriterFactory::new(&fw, schema.clone());
                     (fw, factory)
                 };
+                // What this crate writes is planned fast (parquet's factory
+                // has no plan), and each chunk comes from the planned writer.
+                use super::planned::{ColumnsPlanned, check_chunk};
+                factory
+                    .check_plan_fast(&plan_props, false)
+                    .map_err(|e| format!("plan: {e}"))?;
                 let mut col_steps = Vec::new();
                 let mut closes = Vec::new();
                 let first_rg = file_writer.flushed_row_groups().len();
@@ -1020,8 +1029,10 @@ macro_rules! writer_impl {
                         file_writer.next_row_group().map_err(err("next_row_group"))?;
                     let mut rg_steps = Vec::new();
                     let mut rg_closes = Vec::new();
-                    for r in results {
+                    for (leaf, r) in results.into_iter().enumerate() {
                         let (mut chunk, steps) = r?;
+                        check_chunk(&factory, leaf, &chunk)
+                            .map_err(|e| format!("row group {rg}: {e}"))?;
                         tweak(chunk.close_mut());
                         rg_closes.push(summarize_close(chunk.close()));
                         rg_steps.push(steps);
@@ -1183,9 +1194,9 @@ pub fn check_identical_with(
 /// Identical bytes cannot tell the fast path from a fallback: every leaf
 /// whose type is one this crate writes is planned fast, unless the plan
 /// gives one of the reasons these schemas can meet (a dictionary or
-/// run-end-encoded type under parquet 59; a map mixing kinds under CDC).
+/// run-end-encoded type under parquet 59; a map mixing kinds under CDC;
+/// an encrypted file): [`planned::check_plan_fast`].
 pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperties) {
-    use parquet_flba::{DelegateReason, LeafPath};
     let writer =
         match parquet_flba::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone())) {
             Ok(writer) => writer,
@@ -1204,33 +1215,8 @@ pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperti
                 return;
             }
         };
-    for leaf in writer.column_plan().leaves() {
-        if leaf.kind().is_none() || leaf.path() == LeafPath::Fast {
-            continue;
-        }
-        // parquet 59 maps a precision-1 decimal to INT64, which a Decimal32
-        // array cannot be written as: its writer fails, and the plan leaves
-        // the leaf to it so that ours fails the same way (D14).
-        let precision_one_decimal32 = !release::PARQUET_60
-            && matches!(leaf.arrow_type(), Some(DataType::Decimal32(1, _)))
-            && leaf.reason() == Some(DelegateReason::ParquetSchemaMismatch);
-        if precision_one_decimal32 {
-            continue;
-        }
-        assert!(
-            matches!(
-                leaf.reason(),
-                Some(
-                    DelegateReason::WrappedUnderParquet59
-                        | DelegateReason::CdcUnsplittableField
-                        | DelegateReason::Encrypted
-                )
-            ),
-            "case `{label}`: leaf {} ({:?}) is not on the fast path: {:?}",
-            leaf.column_path().string(),
-            leaf.kind(),
-            leaf.reason()
-        );
+    if let Err(e) = planned::check_plan_fast(writer.column_plan(), props, false) {
+        panic!("case `{label}`: {e}");
     }
 }
 
@@ -1286,8 +1272,10 @@ impl Failures {
         self.check(check_identical(name, schema, batches, &Opts::props(props)));
     }
 
-    /// Panic if any case failed.
+    /// Panic if any case failed, or if no case ran (a filter or a count
+    /// that leaves nothing to check must not pass as a success).
     pub fn finish(self) {
+        assert!(self.cases > 0, "no case ran: nothing was checked");
         if self.failed.is_empty() {
             return;
         }
