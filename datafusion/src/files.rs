@@ -133,9 +133,17 @@ async fn timed<T>(work: impl Future<Output = T>, compute: Option<Time>) -> T {
 
 /// The files of one write, being encoded.
 pub(crate) struct Files {
-    tasks: JoinSet<Result<OpenFile>>,
+    tasks: JoinSet<std::result::Result<OpenFile, Failure>>,
     /// Tells the files still encoding that the write has failed.
     cancel: watch::Sender<bool>,
+}
+
+/// How a file's task ended without its file (whose upload it abandoned).
+enum Failure {
+    /// The file's own error.
+    Failed(DataFusionError),
+    /// Stopped because another file or the input failed.
+    Cancelled,
 }
 
 impl Files {
@@ -147,7 +155,8 @@ impl Files {
     }
 
     /// Encodes `batches` into `file` on a task of its own. If it fails, or
-    /// the write is cancelled meanwhile, its upload is abandoned.
+    /// the write is cancelled meanwhile, its upload is abandoned (and its
+    /// encoding stops where it is: the file's work is dropped).
     pub(crate) fn spawn(&mut self, mut file: OpenFile, batches: Receiver<RecordBatch>) {
         let mut cancelled = self.cancel.subscribe();
         self.tasks.spawn(async move {
@@ -155,26 +164,26 @@ impl Files {
                 let work = pin!(file.encode(batches));
                 let stop = pin!(cancelled.wait_for(|c| *c));
                 match select(work, stop).await {
-                    Either::Left((done, _)) => done,
-                    Either::Right(_) => Err(DataFusionError::Execution(
-                        "parquet write cancelled: another file or the input failed".into(),
-                    )),
+                    Either::Left((Ok(()), _)) => Ok(()),
+                    Either::Left((Err(e), _)) => Err(Failure::Failed(e)),
+                    Either::Right(_) => Err(Failure::Cancelled),
                 }
             };
             match outcome {
                 Ok(()) => Ok(file),
-                Err(e) => {
+                Err(failure) => {
                     file.abort().await;
-                    Err(e)
+                    Err(failure)
                 }
             }
         });
     }
 
-    /// Waits for every file, then for the input (`demux`); if all
-    /// succeeded, completes the files and returns them. Otherwise every
-    /// upload is abandoned and the first error is returned: a file's, or
-    /// the input's.
+    /// Waits for every file and for the input (`demux`), which is watched
+    /// meanwhile: if it fails, the files still encoding stop at once. If
+    /// all succeeded, completes the files and returns them. Otherwise
+    /// every upload is abandoned and the first error of a file (`failed`:
+    /// one that could not be opened) is returned, else the input's.
     pub(crate) async fn finish(
         mut self,
         demux: SpawnedTask<Result<()>>,
@@ -182,14 +191,36 @@ impl Files {
     ) -> Result<Vec<Finished>> {
         let mut open = Vec::new();
         let mut error = failed;
+        let mut input_error = None;
         if error.is_some() {
             self.cancel.send_replace(true);
         }
-        while let Some(joined) = self.tasks.join_next().await {
+        let mut input = pin!(demux.join_unwind());
+        let mut input_done = false;
+        loop {
+            let joined = if input_done {
+                self.tasks.join_next().await
+            } else {
+                // `join_next` is cancel safe: a file that ended meanwhile
+                // is taken by the next call.
+                match select(pin!(self.tasks.join_next()), input.as_mut()).await {
+                    Either::Left((joined, _)) => joined,
+                    Either::Right((outcome, _)) => {
+                        input_done = true;
+                        if let Some(e) = input_failure(outcome) {
+                            input_error = Some(e);
+                            self.cancel.send_replace(true);
+                        }
+                        continue;
+                    }
+                }
+            };
+            let Some(joined) = joined else { break };
             match joined {
-                Ok(Ok(file)) if error.is_none() => open.push(file),
+                Ok(Ok(file)) if error.is_none() && input_error.is_none() => open.push(file),
                 Ok(Ok(file)) => file.abort().await,
-                Ok(Err(e)) => {
+                Ok(Err(Failure::Cancelled)) => {}
+                Ok(Err(Failure::Failed(e))) => {
                     if error.is_none() {
                         error = Some(e);
                         self.cancel.send_replace(true);
@@ -204,22 +235,30 @@ impl Files {
                 }
             }
         }
-        if error.is_none() {
+        if error.is_none() && !input_done {
             // The input: a file that saw its stream end may only have seen
-            // the input fail.
-            match demux.join_unwind().await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => error = Some(e),
-                Err(e) => error = Some(DataFusionError::ExecutionJoin(Box::new(e))),
-            }
+            // the input fail. (After a file's failure it is not waited for:
+            // it may be waiting for its own input.)
+            input_error = input_failure(input.await);
         }
-        if let Some(e) = error {
+        if let Some(e) = error.or(input_error) {
             for file in open {
                 file.abort().await;
             }
             return Err(e);
         }
         commit_all(open).await
+    }
+}
+
+/// The input's error, if it failed.
+fn input_failure(
+    outcome: std::result::Result<Result<()>, tokio::task::JoinError>,
+) -> Option<DataFusionError> {
+    match outcome {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e),
+        Err(e) => Some(DataFusionError::ExecutionJoin(Box::new(e))),
     }
 }
 
