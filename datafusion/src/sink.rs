@@ -129,13 +129,18 @@ impl FlbaParquetSink {
         self
     }
 
+    /// The most threads per file: a larger count (from a setting or from
+    /// a plan on the wire) is taken as this one.
+    pub const MAX_THREADS: usize = 1024;
+
     /// Threads that encode each file's columns (`parquet_flba.threads` in
     /// [`FlbaOptions`](crate::FlbaOptions)): 0 (the default) chooses
     /// (see [`Self::file_threads`]), 1 uses no engine threads (the
     /// parallel path is then DataFusion's layout), above 1 that many
-    /// threads per file on both paths. The files are the same.
+    /// threads per file on both paths, at most [`Self::MAX_THREADS`]. The
+    /// files are the same.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
+        self.threads = threads.min(Self::MAX_THREADS);
         self
     }
 

@@ -58,7 +58,8 @@ pub(crate) struct SinkNode {
     /// `TableParquetOptions::crypto`.
     #[prost(message, optional, tag = "6")]
     pub crypto: Option<Crypto>,
-    /// `FlbaParquetSink::threads` (0, as from an older client: 1).
+    /// `FlbaParquetSink::threads` (0: chosen on the executor; read back
+    /// clamped to `FlbaParquetSink::MAX_THREADS`).
     #[prost(uint64, tag = "7")]
     pub threads: u64,
 }
@@ -271,7 +272,11 @@ pub(crate) fn decode(
             })
             .collect()
     });
-    let threads = usize::try_from(node.threads).unwrap_or(usize::MAX);
+    // A count from the wire is not trusted: clamped before it reaches the
+    // thread pool's arithmetic.
+    let threads = usize::try_from(node.threads)
+        .unwrap_or(usize::MAX)
+        .min(FlbaParquetSink::MAX_THREADS);
     let sink = FlbaParquetSink::new(config, options)
         .with_sorting_columns(sorting_columns)
         .with_threads(threads);
