@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{batches, context, files, schema, scratch};
+use common::{assert_fast, batches, context, files, schema, scratch};
 use datafusion::datasource::MemTable;
 use datafusion::datasource::file_format::parquet::{ParquetFormat, ParquetSink};
 use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
@@ -190,7 +190,7 @@ async fn plan_to_parquet_writes_what_write_parquet_writes() {
             .await
             .unwrap();
             let dir = scratch("plan-flba");
-            parquet_flba_datafusion::plan_to_parquet(
+            let plans = parquet_flba_datafusion::plan_to_parquet_with_plans(
                 ctx.task_ctx(),
                 Arc::clone(&plan),
                 dir.to_str().unwrap(),
@@ -198,6 +198,13 @@ async fn plan_to_parquet_writes_what_write_parquet_writes() {
             )
             .await
             .unwrap();
+            // parquet-flba wrote the files (none when it is off: DataFusion
+            // did).
+            if enabled {
+                assert_eq!(assert_fast(&case, plans.values()), 3, "{case}");
+            } else {
+                assert!(plans.is_empty(), "{case}");
+            }
             let (a, b) = (files(&stock_dir), files(&dir));
             assert_eq!(a.len(), 3, "{case}: one file per partition");
             assert!(a == b, "{case}: the files differ");
