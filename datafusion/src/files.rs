@@ -179,11 +179,16 @@ impl Files {
         });
     }
 
-    /// Waits for every file and for the input (`demux`), which is watched
-    /// meanwhile: if it fails, the files still encoding stop at once. If
-    /// all succeeded, completes the files and returns them. Otherwise
-    /// every upload is abandoned and the first error of a file (`failed`:
-    /// one that could not be opened) is returned, else the input's.
+    /// Waits for every file, then for the input (`demux`); if all
+    /// succeeded, completes the files and returns them. Otherwise every
+    /// upload is abandoned and the first error is returned: a file's (or
+    /// `failed`: one that could not be opened), or the input's.
+    ///
+    /// The input is waited for only once the files have ended: when a file
+    /// fails, the input fails too (it can no longer hand that file its
+    /// batches), and the file's error is the one to report. A file that
+    /// saw its stream end because the input failed has flushed its last
+    /// row group by then; that is all it does, before the write returns.
     pub(crate) async fn finish(
         mut self,
         demux: SpawnedTask<Result<()>>,
@@ -191,33 +196,12 @@ impl Files {
     ) -> Result<Vec<Finished>> {
         let mut open = Vec::new();
         let mut error = failed;
-        let mut input_error = None;
         if error.is_some() {
             self.cancel.send_replace(true);
         }
-        let mut input = pin!(demux.join_unwind());
-        let mut input_done = false;
-        loop {
-            let joined = if input_done {
-                self.tasks.join_next().await
-            } else {
-                // `join_next` is cancel safe: a file that ended meanwhile
-                // is taken by the next call.
-                match select(pin!(self.tasks.join_next()), input.as_mut()).await {
-                    Either::Left((joined, _)) => joined,
-                    Either::Right((outcome, _)) => {
-                        input_done = true;
-                        if let Some(e) = input_failure(outcome) {
-                            input_error = Some(e);
-                            self.cancel.send_replace(true);
-                        }
-                        continue;
-                    }
-                }
-            };
-            let Some(joined) = joined else { break };
+        while let Some(joined) = self.tasks.join_next().await {
             match joined {
-                Ok(Ok(file)) if error.is_none() && input_error.is_none() => open.push(file),
+                Ok(Ok(file)) if error.is_none() => open.push(file),
                 Ok(Ok(file)) => file.abort().await,
                 Ok(Err(Failure::Cancelled)) => {}
                 Ok(Err(Failure::Failed(e))) => {
@@ -235,30 +219,23 @@ impl Files {
                 }
             }
         }
-        if error.is_none() && !input_done {
+        if error.is_none() {
             // The input: a file that saw its stream end may only have seen
             // the input fail. (After a file's failure it is not waited for:
             // it may be waiting for its own input.)
-            input_error = input_failure(input.await);
+            match demux.join_unwind().await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => error = Some(e),
+                Err(e) => error = Some(DataFusionError::ExecutionJoin(Box::new(e))),
+            }
         }
-        if let Some(e) = error.or(input_error) {
+        if let Some(e) = error {
             for file in open {
                 file.abort().await;
             }
             return Err(e);
         }
         commit_all(open).await
-    }
-}
-
-/// The input's error, if it failed.
-fn input_failure(
-    outcome: std::result::Result<Result<()>, tokio::task::JoinError>,
-) -> Option<DataFusionError> {
-    match outcome {
-        Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(e),
-        Err(e) => Some(DataFusionError::ExecutionJoin(Box::new(e))),
     }
 }
 

@@ -30,8 +30,8 @@
 //! longer holds after; each output piece (the footer's too) stays reserved
 //! until the object store lets go of it.
 //!
-//! A write abandoned midway (its future dropped: the query cancelled,
-//! another file or the input failed) stops at once: the call in flight,
+//! A write abandoned midway (its future dropped: the query cancelled, or
+//! another file failed) stops at once: the call in flight,
 //! if any, fails at its next output or reservation (the listener refuses
 //! every later grow), the writer is dropped with it (its columns' queued
 //! work is not done), and no later call is made.
