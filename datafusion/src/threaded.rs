@@ -89,14 +89,16 @@ pub(crate) fn row_count_cuts(props: WriterProperties) -> WriterProperties {
 struct Pieces {
     buffer: Vec<u8>,
     upload: UnboundedSender<Bytes>,
-    /// The pieces' part of the writer's reservation.
+    /// The writer's reservation (stopped once the write is abandoned).
+    listener: Arc<ReservationListener>,
+    /// The pieces' part of it.
     ledger: Arc<Ledger>,
 }
 
 impl Pieces {
     /// Fails once the write was abandoned.
     fn check(&self) -> io::Result<()> {
-        if self.ledger.listener.is_stopped() {
+        if self.listener.is_stopped() {
             return Err(io::Error::other("the parquet write was abandoned"));
         }
         Ok(())
@@ -145,40 +147,46 @@ impl Write for Pieces {
 /// reserved until the object store drops it (the upload's buffer and its
 /// multipart parts hold pieces without copying them), or until the upload
 /// is complete or abandoned ([`Self::close`]: a store may keep a piece as
-/// the object's bytes).
-struct Ledger {
+/// the object's bytes, and the reservation is then let go).
+struct Ledger(Mutex<Option<Held>>);
+
+/// What the pieces hold of the reservation.
+struct Held {
+    bytes: usize,
     listener: Arc<ReservationListener>,
-    /// Bytes of pieces reserved and not given back yet; `None` once closed.
-    held: Mutex<Option<usize>>,
 }
 
 impl Ledger {
+    fn new(listener: Arc<ReservationListener>) -> Self {
+        Self(Mutex::new(Some(Held { bytes: 0, listener })))
+    }
+
     fn reserve(&self, bytes: usize) -> io::Result<()> {
-        self.listener.try_grow(bytes).map_err(io::Error::other)?;
-        match self.held().as_mut() {
-            Some(held) => *held += bytes,
-            None => self.listener.shrink(bytes),
+        if let Some(held) = self.held().as_mut() {
+            held.listener.try_grow(bytes).map_err(io::Error::other)?;
+            held.bytes += bytes;
         }
         Ok(())
     }
 
     fn release(&self, bytes: usize) {
         if let Some(held) = self.held().as_mut() {
-            *held -= bytes.min(*held);
-            self.listener.shrink(bytes);
+            let bytes = bytes.min(held.bytes);
+            held.bytes -= bytes;
+            held.listener.shrink(bytes);
         }
     }
 
-    /// Gives back every piece's reservation: the upload is complete or
-    /// abandoned.
+    /// Gives back every piece's reservation (and lets go of it): the
+    /// upload is complete or abandoned.
     fn close(&self) {
         if let Some(held) = self.held().take() {
-            self.listener.shrink(held);
+            held.listener.shrink(held.bytes);
         }
     }
 
-    fn held(&self) -> std::sync::MutexGuard<'_, Option<usize>> {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    fn held(&self) -> std::sync::MutexGuard<'_, Option<Held>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -234,13 +242,11 @@ impl ThreadedFile {
     ) -> Result<Self> {
         let listener = Arc::new(ReservationListener::new(reservation));
         let (upload, pieces) = mpsc::unbounded_channel();
-        let ledger = Arc::new(Ledger {
-            listener: Arc::clone(&listener),
-            held: Mutex::new(Some(0)),
-        });
+        let ledger = Arc::new(Ledger::new(Arc::clone(&listener)));
         let output = Pieces {
             buffer: Vec::new(),
             upload,
+            listener: Arc::clone(&listener),
             ledger: Arc::clone(&ledger),
         };
         let writer = ArrowWriter::try_new_with_options(output, schema, options)?
