@@ -34,6 +34,15 @@ extensions_options! {
         /// DataFusion lays it out (one task per leaf column). The files
         /// are the same whatever the count.
         pub threads: usize, default = 0
+        /// Ballista: whether a write's raw parquet encryption keys
+        /// (`format.crypto.file_encryption.*` / `file_decryption.*` key
+        /// options) may travel from the scheduler to the executors inside
+        /// the plan, in plaintext (`false`, the default: a write given such
+        /// keys is refused when its plan is sent; give the executors an
+        /// encryption factory instead, `format.crypto.factory_id`, which
+        /// travels without keys). Read when the write is planned; without
+        /// Ballista nothing travels and it changes nothing.
+        pub send_encryption_keys: bool, default = false
     }
 }
 

@@ -133,9 +133,17 @@ async fn timed<T>(work: impl Future<Output = T>, compute: Option<Time>) -> T {
 
 /// The files of one write, being encoded.
 pub(crate) struct Files {
-    tasks: JoinSet<Result<OpenFile>>,
+    tasks: JoinSet<std::result::Result<OpenFile, Failure>>,
     /// Tells the files still encoding that the write has failed.
     cancel: watch::Sender<bool>,
+}
+
+/// How a file's task ended without its file (whose upload it abandoned).
+enum Failure {
+    /// The file's own error.
+    Failed(DataFusionError),
+    /// Stopped because another file or the input failed.
+    Cancelled,
 }
 
 impl Files {
@@ -147,7 +155,8 @@ impl Files {
     }
 
     /// Encodes `batches` into `file` on a task of its own. If it fails, or
-    /// the write is cancelled meanwhile, its upload is abandoned.
+    /// the write is cancelled meanwhile, its upload is abandoned (and its
+    /// encoding stops where it is: the file's work is dropped).
     pub(crate) fn spawn(&mut self, mut file: OpenFile, batches: Receiver<RecordBatch>) {
         let mut cancelled = self.cancel.subscribe();
         self.tasks.spawn(async move {
@@ -155,17 +164,16 @@ impl Files {
                 let work = pin!(file.encode(batches));
                 let stop = pin!(cancelled.wait_for(|c| *c));
                 match select(work, stop).await {
-                    Either::Left((done, _)) => done,
-                    Either::Right(_) => Err(DataFusionError::Execution(
-                        "parquet write cancelled: another file or the input failed".into(),
-                    )),
+                    Either::Left((Ok(()), _)) => Ok(()),
+                    Either::Left((Err(e), _)) => Err(Failure::Failed(e)),
+                    Either::Right(_) => Err(Failure::Cancelled),
                 }
             };
             match outcome {
                 Ok(()) => Ok(file),
-                Err(e) => {
+                Err(failure) => {
                     file.abort().await;
-                    Err(e)
+                    Err(failure)
                 }
             }
         });
@@ -173,8 +181,14 @@ impl Files {
 
     /// Waits for every file, then for the input (`demux`); if all
     /// succeeded, completes the files and returns them. Otherwise every
-    /// upload is abandoned and the first error is returned: a file's, or
-    /// the input's.
+    /// upload is abandoned and the first error is returned: a file's (or
+    /// `failed`: one that could not be opened), or the input's.
+    ///
+    /// The input is waited for only once the files have ended: when a file
+    /// fails, the input fails too (it can no longer hand that file its
+    /// batches), and the file's error is the one to report. A file that
+    /// saw its stream end because the input failed has flushed its last
+    /// row group by then; that is all it does, before the write returns.
     pub(crate) async fn finish(
         mut self,
         demux: SpawnedTask<Result<()>>,
@@ -189,7 +203,8 @@ impl Files {
             match joined {
                 Ok(Ok(file)) if error.is_none() => open.push(file),
                 Ok(Ok(file)) => file.abort().await,
-                Ok(Err(e)) => {
+                Ok(Err(Failure::Cancelled)) => {}
+                Ok(Err(Failure::Failed(e))) => {
                     if error.is_none() {
                         error = Some(e);
                         self.cancel.send_replace(true);
@@ -206,7 +221,8 @@ impl Files {
         }
         if error.is_none() {
             // The input: a file that saw its stream end may only have seen
-            // the input fail.
+            // the input fail. (After a file's failure it is not waited for:
+            // it may be waiting for its own input.)
             match demux.join_unwind().await {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => error = Some(e),

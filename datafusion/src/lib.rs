@@ -75,7 +75,7 @@ pub use config::FlbaOptions;
 pub use format::{FlbaParquetFormat, FlbaParquetFormatFactory};
 pub use memory::{ReservationListener, into_datafusion};
 pub use parquet_flba;
-pub use plan_to_parquet::plan_to_parquet;
+pub use plan_to_parquet::{plan_to_parquet, plan_to_parquet_with_plans};
 pub use rule::FlbaParquetSinkRule;
 pub use sink::FlbaParquetSink;
 

@@ -1,6 +1,8 @@
 //! [`plan_to_parquet`]: `SessionContext::write_parquet(plan, ...)` through
 //! parquet-flba.
 
+use std::collections::HashMap;
+use std::pin::pin;
 use std::sync::Arc;
 
 use datafusion::common::runtime::JoinSet;
@@ -12,11 +14,14 @@ use datafusion::object_store::buffered::BufWriter;
 use datafusion::object_store::path::Path;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use futures::StreamExt;
-use parquet_flba::AsyncArrowWriter;
+use futures::future::{Either, select};
 use parquet_flba::parquet::file::properties::WriterProperties;
+use parquet_flba::{AsyncArrowWriter, ColumnPlan};
+use tokio::sync::watch;
 
 use crate::config::FlbaOptions;
 use crate::memory::into_datafusion;
+use crate::sink::FlbaParquetSink;
 
 /// Executes `plan` and writes each of its output partitions to
 /// `<path>/part-<n>.parquet`, as DataFusion's `plan_to_parquet` (what
@@ -30,23 +35,39 @@ use crate::memory::into_datafusion;
 /// `parquet_flba.enabled` off it calls DataFusion's own. Its
 /// `parquet_flba.threads` applies to every file.
 ///
-/// If any partition fails, no file is completed: the uploads are abandoned
-/// (DataFusion's completes those that finished before).
+/// If any partition fails, the others stop and no file is completed: every
+/// upload is aborted (DataFusion's completes those that finished before,
+/// and drops the others' unfinished).
 pub async fn plan_to_parquet(
     task_ctx: Arc<TaskContext>,
     plan: Arc<dyn ExecutionPlan>,
     path: impl AsRef<str>,
     writer_properties: Option<WriterProperties>,
 ) -> Result<()> {
+    plan_to_parquet_with_plans(task_ctx, plan, path, writer_properties)
+        .await
+        .map(|_| ())
+}
+
+/// As [`plan_to_parquet`], returning which writer encoded each leaf of the
+/// files written, by path (as `FlbaParquetSink::written_plans`): empty
+/// when `parquet_flba.enabled` is off and DataFusion's writer wrote them.
+pub async fn plan_to_parquet_with_plans(
+    task_ctx: Arc<TaskContext>,
+    plan: Arc<dyn ExecutionPlan>,
+    path: impl AsRef<str>,
+    writer_properties: Option<WriterProperties>,
+) -> Result<HashMap<Path, ColumnPlan>> {
     let settings = FlbaOptions::from_config(task_ctx.session_config().options());
     if !settings.enabled {
-        return datafusion::datasource::physical_plan::parquet::plan_to_parquet(
+        datafusion::datasource::physical_plan::parquet::plan_to_parquet(
             task_ctx,
             plan,
             path,
             writer_properties,
         )
-        .await;
+        .await?;
+        return Ok(HashMap::new());
     }
     let parsed = ListingTableUrl::parse(path.as_ref())?;
     let store = task_ctx.runtime_env().object_store(parsed.object_store())?;
@@ -55,16 +76,29 @@ pub async fn plan_to_parquet(
         .options()
         .execution
         .objectstore_writer_buffer_size;
+    let threads = settings.threads.clamp(1, FlbaParquetSink::MAX_THREADS);
+    let cancel = watch::channel(false).0;
     let mut partitions = JoinSet::new();
     for i in 0..plan.output_partitioning().partition_count() {
         let file = Path::parse(format!("{}/part-{i}.parquet", parsed.prefix()))?;
-        let out = BufWriter::with_capacity(Arc::clone(&store), file, buffer_size);
+        let out = BufWriter::with_capacity(Arc::clone(&store), file.clone(), buffer_size);
         let mut writer = AsyncArrowWriter::try_new(out, plan.schema(), writer_properties.clone())?
-            .with_threads(settings.threads.max(1));
+            .with_threads(threads);
         let mut stream = plan.execute(i, Arc::clone(&task_ctx))?;
+        let mut cancelled = cancel.subscribe();
         partitions.spawn(async move {
-            match write_partition(&mut writer, &mut stream).await {
-                Ok(()) => Ok(writer),
+            let outcome = {
+                let work = pin!(write_partition(&mut writer, &mut stream));
+                let stop = pin!(cancelled.wait_for(|c| *c));
+                match select(work, stop).await {
+                    Either::Left((Ok(()), _)) => Ok(()),
+                    Either::Left((Err(e), _)) => Err(Some(e)),
+                    // Another partition failed.
+                    Either::Right(_) => Err(None),
+                }
+            };
+            match outcome {
+                Ok(()) => Ok((file, writer)),
                 Err(e) => {
                     let _ = writer.into_inner().abort().await;
                     Err(e)
@@ -72,27 +106,49 @@ pub async fn plan_to_parquet(
             }
         });
     }
+    // Every partition ends (the others stopped after the first failure) and
+    // abandons its upload unless all succeeded.
     let mut finished = Vec::new();
+    let mut error = None;
     while let Some(joined) = partitions.join_next().await {
-        let outcome = match joined {
-            Ok(outcome) => outcome,
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(e) => Err(DataFusionError::ExecutionJoin(Box::new(e))),
-        };
-        match outcome {
-            Ok(writer) => finished.push(writer),
-            Err(e) => {
-                for writer in finished {
-                    let _ = writer.into_inner().abort().await;
+        match joined {
+            Ok(Ok(done)) => finished.push(done),
+            Ok(Err(None)) => {}
+            Ok(Err(Some(e))) => {
+                if error.is_none() {
+                    error = Some(e);
+                    cancel.send_replace(true);
                 }
-                return Err(e);
+            }
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => {
+                if error.is_none() {
+                    error = Some(DataFusionError::ExecutionJoin(Box::new(e)));
+                    cancel.send_replace(true);
+                }
             }
         }
     }
-    for mut writer in finished {
-        writer.finish().await.map_err(into_datafusion)?;
+    if let Some(e) = error {
+        for (_, writer) in finished {
+            let _ = writer.into_inner().abort().await;
+        }
+        return Err(e);
     }
-    Ok(())
+    let mut plans = HashMap::with_capacity(finished.len());
+    let mut finished = finished.into_iter();
+    while let Some((file, mut writer)) = finished.next() {
+        // A writer whose completion failed is dropped, not aborted (its
+        // upload may have been completing); the ones after it are aborted.
+        if let Err(e) = writer.finish().await {
+            for (_, rest) in finished {
+                let _ = rest.into_inner().abort().await;
+            }
+            return Err(into_datafusion(e));
+        }
+        plans.insert(file, writer.column_plan().clone());
+    }
+    Ok(plans)
 }
 
 /// Writes every batch of `stream` and flushes the last row group: only the

@@ -92,8 +92,9 @@ pub(crate) fn replace_sink(
     let Some(stock) = exec.sink().downcast_ref::<ParquetSink>() else {
         return Ok(None);
     };
-    let sink =
-        FlbaParquetSink::replacing(stock, exec.sort_order().as_ref()).with_threads(options.threads);
+    let sink = FlbaParquetSink::replacing(stock, exec.sort_order().as_ref())
+        .with_threads(options.threads)
+        .with_encryption_keys_sent(options.send_encryption_keys);
     Ok(Some(Arc::new(DataSinkExec::new(
         Arc::clone(exec.input()),
         Arc::new(sink),

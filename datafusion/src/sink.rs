@@ -52,8 +52,10 @@ use crate::{display, encryption, sorting};
 /// The parallel path is parquet-flba's own threaded engine (unless
 /// [`Self::with_threads`] is 1 or the machine has one core): one
 /// [`ArrowWriter`](parquet_flba::ArrowWriter) per file on
-/// [`Self::file_threads`] threads of parquet-flba's worker pool, driven
-/// from a blocking task. A write queues each leaf column's part on a lane
+/// [`Self::file_threads`] threads of parquet-flba's worker pool, given each
+/// batch by a short blocking call (a file waiting for its input holds no
+/// thread, so any number of partitions can be open at once). A write
+/// queues each leaf column's part on a lane
 /// of its own and returns; the columns of a row group and of the next are
 /// encoded side by side, compressed pages are shared out within a column
 /// when there are fewer columns than threads, each column is closed where
@@ -78,8 +80,9 @@ use crate::{display, encryption, sorting};
 /// engine's parallel path the same consumer, through a
 /// [`ReservationListener`](crate::ReservationListener) (64 KiB steps):
 /// before each write what the writer holds plus the batch, and whatever
-/// its columns hold beyond that while they encode, and the output pieces
-/// on their way to the upload (at most 1.25 MiB); on DataFusion's layout
+/// its columns hold beyond that while they encode, and each output piece
+/// until the object store lets go of it (the upload's buffer and its
+/// multipart parts hold pieces without copying them); on DataFusion's layout
 /// each column writer's `memory_size()` after each array, kept until its
 /// chunk is closed, the row group's estimated size until its first chunk
 /// is in the file buffer, and the file buffer.
@@ -95,6 +98,8 @@ pub struct FlbaParquetSink {
     parquet_options: TableParquetOptions,
     sorting_columns: Option<Vec<SortingColumn>>,
     threads: usize,
+    /// Whether a plan sent to other processes may carry raw encryption keys.
+    send_keys: bool,
     written: Arc<Mutex<HashMap<Path, ParquetMetaData>>>,
     plans: Arc<Mutex<HashMap<Path, ColumnPlan>>>,
     metrics: ExecutionPlanMetricsSet,
@@ -114,6 +119,7 @@ impl FlbaParquetSink {
             parquet_options,
             sorting_columns: None,
             threads: 0,
+            send_keys: false,
             written: Default::default(),
             plans: Default::default(),
             metrics: ExecutionPlanMetricsSet::new(),
@@ -129,14 +135,34 @@ impl FlbaParquetSink {
         self
     }
 
+    /// The most threads per file: a larger count (from a setting or from
+    /// a plan on the wire) is taken as this one.
+    pub const MAX_THREADS: usize = 1024;
+
     /// Threads that encode each file's columns (`parquet_flba.threads` in
     /// [`FlbaOptions`](crate::FlbaOptions)): 0 (the default) chooses
     /// (see [`Self::file_threads`]), 1 uses no engine threads (the
     /// parallel path is then DataFusion's layout), above 1 that many
-    /// threads per file on both paths. The files are the same.
+    /// threads per file on both paths, at most [`Self::MAX_THREADS`]. The
+    /// files are the same.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
+        self.threads = threads.min(Self::MAX_THREADS);
         self
+    }
+
+    /// Whether this sink's raw encryption keys, if it has any, may be sent
+    /// to other processes in its plan (`parquet_flba.send_encryption_keys`
+    /// in [`FlbaOptions`](crate::FlbaOptions); parquet-flba-ballista's
+    /// codec refuses to encode a sink with keys without it). Off by
+    /// default.
+    pub fn with_encryption_keys_sent(mut self, send: bool) -> Self {
+        self.send_keys = send;
+        self
+    }
+
+    /// See [`Self::with_encryption_keys_sent`].
+    pub fn encryption_keys_sent(&self) -> bool {
+        self.send_keys
     }
 
     /// The sink that stands for DataFusion's `stock` in a `DataSinkExec`

@@ -1,6 +1,7 @@
 //! One parquet file encoded in parallel on parquet-flba's own threaded
-//! engine: an [`ArrowWriter`] with [`ArrowWriter::with_threads`], driven
-//! from a blocking task, its output streamed to the upload in pieces.
+//! engine: an [`ArrowWriter`] with [`ArrowWriter::with_threads`], given
+//! each batch by a short blocking call, its output streamed to the upload
+//! in pieces.
 //!
 //! What DataFusion's parallel path does with one task per leaf column per
 //! row group, lockstep channels and chunks copied twice before the file,
@@ -12,17 +13,32 @@
 //! the upload (without another copy) while the next is filled, so the file
 //! is written while the writer copies, not after.
 //!
+//! The file waits for its input on the async side and holds no thread
+//! meanwhile: each batch is written by a blocking call of its own (then
+//! the last `flush`, then the footer), which never waits for the upload
+//! or the input, only for the engine's threads. DataFusion keeps every
+//! partition's file open until the input ends: a file that held a
+//! blocking thread for its whole input made a `COPY ... PARTITIONED BY`
+//! with more partitions than the runtime's blocking threads wait forever.
+//!
 //! Row groups are cut where DataFusion's parallel path cuts them: every
 //! `max_row_group_row_count` rows, never by bytes (`max_row_group_bytes` is
 //! for the sequential writer only); rows in flight are bounded by the
 //! engine (at most a full row group being closed while the next fills).
 //! Memory goes through a [`ReservationListener`]: before each write the
 //! writer reserves what it holds plus the batch, and gives back what it no
-//! longer holds after.
+//! longer holds after; each output piece (the footer's too) stays reserved
+//! until the object store lets go of it.
+//!
+//! A write abandoned midway (its future dropped: the query cancelled, or
+//! another file failed) stops at once: the call in flight,
+//! if any, fails at its next output or reservation (the listener refuses
+//! every later grow), the writer is dropped with it (its columns' queued
+//! work is not done), and no later call is made.
 
 use std::io::{self, Write};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::pin::pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -33,22 +49,23 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::memory_pool::MemoryReservation;
 use datafusion::object_store::buffered::BufWriter;
 use datafusion::physical_plan::metrics::Time;
-use parquet_flba::parquet::errors::ParquetError;
+use futures::future::{Either, select};
 use parquet_flba::parquet::file::metadata::ParquetMetaData;
 use parquet_flba::parquet::file::properties::{DEFAULT_MAX_ROW_GROUP_ROW_COUNT, WriterProperties};
 use parquet_flba::{ArrowWriter, ArrowWriterOptions, ColumnPlan, MemoryListener};
 use tokio::io::AsyncWriteExt;
-use tokio::sync::mpsc::{self, Receiver, Sender};
+use tokio::sync::mpsc::{self, Receiver, UnboundedReceiver, UnboundedSender};
 
 use crate::memory::ReservationListener;
+
+#[cfg(test)]
+mod tests;
 
 /// Reservations move in steps of this many bytes: small enough that a pool
 /// sized for DataFusion's own sink is not overshot by the rounding.
 pub(crate) const RESERVATION_BLOCK: usize = 64 << 10;
 /// Output is handed to the upload in pieces of this many bytes.
 const PIECE: usize = 256 << 10;
-/// Pieces on their way to the upload before the writer waits.
-const PIECES_IN_FLIGHT: usize = 4;
 
 /// The properties of a file written on the parallel path: `props` with
 /// row groups cut by rows alone, as DataFusion's parallel path cuts them
@@ -65,50 +82,57 @@ pub(crate) fn row_count_cuts(props: WriterProperties) -> WriterProperties {
 }
 
 /// The writer's output: bytes gathered into pieces, each sent to the
-/// upload once full, until [`Self::detach`]; afterwards kept here.
+/// upload once full (the rest by [`Self::send`] at the end of a call). The
+/// channel is unbounded so that a call never waits for the upload (which
+/// may itself need a blocking thread); what a call sends is reserved, and
+/// the next call starts only once the upload has taken it.
 struct Pieces {
     buffer: Vec<u8>,
-    upload: Option<Sender<Bytes>>,
-    /// The writer's reservation, which also covers the pieces on their
-    /// way to the upload: grown here (a refusal fails the write as
-    /// DataFusion's `ResourcesExhausted`), shrunk once the upload has a
-    /// piece.
+    upload: UnboundedSender<Bytes>,
+    /// The writer's reservation (stopped once the write is abandoned).
     listener: Arc<ReservationListener>,
+    /// The pieces' part of it.
+    ledger: Arc<Ledger>,
 }
 
 impl Pieces {
-    /// Sends what is gathered (a piece, or the rest at the end).
+    /// Fails once the write was abandoned.
+    fn check(&self) -> io::Result<()> {
+        if self.listener.is_stopped() {
+            return Err(io::Error::other("the parquet write was abandoned"));
+        }
+        Ok(())
+    }
+
+    /// Sends what is gathered (a piece, or the rest at the end of a call),
+    /// reserved until the object store lets go of it; a refusal fails the
+    /// call as DataFusion's `ResourcesExhausted`.
     fn send(&mut self) -> io::Result<()> {
-        let Some(upload) = &self.upload else {
-            return Ok(());
-        };
+        self.check()?;
         if self.buffer.is_empty() {
             return Ok(());
         }
-        self.listener
-            .try_grow(self.buffer.len())
-            .map_err(io::Error::other)?;
-        let piece = std::mem::replace(&mut self.buffer, Vec::with_capacity(PIECE));
-        upload
-            .blocking_send(Bytes::from(piece))
+        self.ledger.reserve(self.buffer.len())?;
+        let piece = Piece {
+            bytes: std::mem::take(&mut self.buffer),
+            ledger: Arc::clone(&self.ledger),
+        };
+        self.upload
+            .send(Bytes::from_owner(piece))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the upload has ended"))
-    }
-
-    /// Sends what is gathered and stops sending: the upload's receiver
-    /// ends once it has taken the pieces.
-    fn detach(&mut self) -> io::Result<()> {
-        let sent = self.send();
-        self.upload = None;
-        sent
     }
 }
 
 impl Write for Pieces {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.check()?;
         // A piece is sent before it would grow (a grown piece is copied
         // into fresh memory).
         if self.buffer.len() + data.len() > PIECE {
             self.send()?;
+        }
+        if self.buffer.capacity() == 0 {
+            self.buffer.reserve(PIECE.max(data.len()));
         }
         self.buffer.extend_from_slice(data);
         Ok(data.len())
@@ -119,18 +143,87 @@ impl Write for Pieces {
     }
 }
 
+/// The output pieces' part of the writer's reservation: a piece is
+/// reserved until the object store drops it (the upload's buffer and its
+/// multipart parts hold pieces without copying them), or until the upload
+/// is complete or abandoned ([`Self::close`]: a store may keep a piece as
+/// the object's bytes, and the reservation is then let go).
+struct Ledger(Mutex<Option<Held>>);
+
+/// What the pieces hold of the reservation.
+struct Held {
+    bytes: usize,
+    listener: Arc<ReservationListener>,
+}
+
+impl Ledger {
+    fn new(listener: Arc<ReservationListener>) -> Self {
+        Self(Mutex::new(Some(Held { bytes: 0, listener })))
+    }
+
+    fn reserve(&self, bytes: usize) -> io::Result<()> {
+        if let Some(held) = self.held().as_mut() {
+            held.listener.try_grow(bytes).map_err(io::Error::other)?;
+            held.bytes += bytes;
+        }
+        Ok(())
+    }
+
+    fn release(&self, bytes: usize) {
+        if let Some(held) = self.held().as_mut() {
+            let bytes = bytes.min(held.bytes);
+            held.bytes -= bytes;
+            held.listener.shrink(bytes);
+        }
+    }
+
+    /// Gives back every piece's reservation (and lets go of it): the
+    /// upload is complete or abandoned.
+    fn close(&self) {
+        if let Some(held) = self.held().take() {
+            held.listener.shrink(held.bytes);
+        }
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Option<Held>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A piece of the file on its way to the upload.
+struct Piece {
+    bytes: Vec<u8>,
+    ledger: Arc<Ledger>,
+}
+
+impl AsRef<[u8]> for Piece {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for Piece {
+    fn drop(&mut self) {
+        self.ledger.release(self.bytes.len());
+    }
+}
+
 /// A file being encoded on parquet-flba's threads to an object store
 /// upload that is completed only by [`Self::commit`].
 pub(crate) struct ThreadedFile {
-    /// Away on the blocking task while [`Self::encode`] runs.
+    /// Away in a blocking call while one runs; lost with a call that was
+    /// abandoned.
     writer: Option<ArrowWriter<Pieces>>,
     plan: ColumnPlan,
-    pieces: Receiver<Bytes>,
+    pieces: UnboundedReceiver<Bytes>,
     out: BufWriter,
     /// The pool's view of the writer's memory (`ParquetSink[<path>]`).
     listener: Arc<ReservationListener>,
-    /// `elapsed_compute`: the time the writer's calls take on the task
-    /// that drives it (the encoding itself runs on the pool's threads too).
+    /// The output's part of it.
+    ledger: Arc<Ledger>,
+    /// `elapsed_compute`: the time the writer's calls take on their
+    /// blocking threads (the encoding itself runs on the pool's threads
+    /// too).
     encoding_time: Time,
 }
 
@@ -148,11 +241,13 @@ impl ThreadedFile {
         encoding_time: Time,
     ) -> Result<Self> {
         let listener = Arc::new(ReservationListener::new(reservation));
-        let (upload, pieces) = mpsc::channel(PIECES_IN_FLIGHT);
+        let (upload, pieces) = mpsc::unbounded_channel();
+        let ledger = Arc::new(Ledger::new(Arc::clone(&listener)));
         let output = Pieces {
-            buffer: Vec::with_capacity(PIECE),
-            upload: Some(upload),
+            buffer: Vec::new(),
+            upload,
             listener: Arc::clone(&listener),
+            ledger: Arc::clone(&ledger),
         };
         let writer = ArrowWriter::try_new_with_options(output, schema, options)?
             .with_memory_listener(Arc::clone(&listener) as _)
@@ -164,6 +259,7 @@ impl ThreadedFile {
             pieces,
             out,
             listener,
+            ledger,
             encoding_time,
         })
     }
@@ -173,52 +269,35 @@ impl ThreadedFile {
         &self.plan
     }
 
-    /// Writes every batch `batches` brings, on a blocking task, then
-    /// flushes the last row group, so that only the footer is left; the
-    /// output goes to the upload meanwhile. A refused reservation is
-    /// DataFusion's `ResourcesExhausted`.
-    pub(crate) async fn encode(&mut self, batches: Receiver<RecordBatch>) -> Result<()> {
-        let writer = self
-            .writer
-            .take()
-            .ok_or_else(|| DataFusionError::Internal("parquet file encoded twice".into()))?;
-        let stop = Arc::new(AtomicBool::new(false));
-        // Dropped with this future (a cancelled write): the task stops
-        // taking batches.
-        let _stop_on_drop = StopOnDrop(Arc::clone(&stop));
-        let time = self.encoding_time.clone();
-        let task = SpawnedTask::spawn_blocking(move || drive(writer, batches, &stop, &time));
-        // Until the writer detaches its output (or fails and drops it).
-        while let Some(piece) = self.pieces.recv().await {
-            let bytes = piece.len();
-            self.out.put(piece).await?;
-            self.listener.shrink(bytes);
+    /// Writes every batch `batches` brings, each in a blocking call of its
+    /// own, then flushes the last row group, so that only the footer is
+    /// left; the output goes to the upload meanwhile. A refused
+    /// reservation is DataFusion's `ResourcesExhausted`.
+    pub(crate) async fn encode(&mut self, mut batches: Receiver<RecordBatch>) -> Result<()> {
+        while let Some(batch) = batches.recv().await {
+            self.call(move |writer| writer.write(&batch)).await?;
         }
-        let (writer, result) = task
-            .join_unwind()
-            .await
-            .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))?;
-        self.writer = Some(writer);
-        result.map_err(|e| self.listener.explain(e))
+        self.call(|writer| {
+            writer.flush()?;
+            Ok(writer.inner_mut().send()?)
+        })
+        .await
     }
 
     /// Writes the footer and completes the upload: the file appears.
     pub(crate) async fn commit(mut self) -> Result<ParquetMetaData> {
-        let mut writer = self
-            .writer
-            .take()
-            .ok_or_else(|| DataFusionError::Internal("parquet file not encoded".into()))?;
-        // Only the footer is left (the row groups were flushed), written on
-        // this task as DataFusion's parallel path writes it.
-        let start = Instant::now();
-        let metadata = writer.finish().map_err(|e| self.listener.explain(e));
-        self.encoding_time.add_elapsed(start);
-        let metadata = metadata?;
-        let rest = std::mem::take(&mut writer.inner_mut().buffer);
+        // Only the footer is left (the row groups were flushed).
+        let metadata = self
+            .call(|writer| {
+                let metadata = writer.finish()?;
+                writer.inner_mut().send()?;
+                Ok(metadata)
+            })
+            .await?;
         // On error the upload is dropped, not aborted: it may have been
         // completing already, which `BufWriter::abort` must not be given.
-        self.out.put(Bytes::from(rest)).await?;
         self.out.shutdown().await?;
+        self.ledger.close();
         Ok(metadata)
     }
 
@@ -229,50 +308,65 @@ impl ThreadedFile {
         // go to (the write has failed with its own error).
         let _ = self.out.abort().await;
     }
+
+    /// Runs `call` on the writer in a blocking call of its own, handing
+    /// the output to the upload as it comes, and the rest once the call is
+    /// done. If this future is dropped before the call returns, the call
+    /// is abandoned: it fails at its next output or reservation, and the
+    /// writer is dropped with it.
+    async fn call<T: Send + 'static>(
+        &mut self,
+        call: impl FnOnce(&mut ArrowWriter<Pieces>) -> parquet_flba::parquet::errors::Result<T>
+        + Send
+        + 'static,
+    ) -> Result<T> {
+        let mut writer = self.writer.take().ok_or_else(|| {
+            DataFusionError::Execution("the parquet writer went with an abandoned call".into())
+        })?;
+        let mut abandon = Abandon(Some(Arc::clone(&self.listener)));
+        let time = self.encoding_time.clone();
+        let task = SpawnedTask::spawn_blocking(move || {
+            let start = Instant::now();
+            let result = call(&mut writer);
+            time.add_elapsed(start);
+            (writer, result)
+        });
+        let mut joined = pin!(task.join_unwind());
+        let joined = loop {
+            match select(joined.as_mut(), pin!(self.pieces.recv())).await {
+                Either::Left((joined, _)) => break joined,
+                Either::Right((Some(piece), _)) => self.out.put(piece).await?,
+                // The writer (which holds the sender) is gone: its call is
+                // ending.
+                Either::Right((None, _)) => break joined.as_mut().await,
+            }
+        };
+        let (writer, result) = joined.map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))?;
+        abandon.0 = None;
+        self.writer = Some(writer);
+        let value = result.map_err(|e| self.listener.explain(e))?;
+        while let Ok(piece) = self.pieces.try_recv() {
+            self.out.put(piece).await?;
+        }
+        Ok(value)
+    }
 }
 
-/// Sets its flag when dropped.
-struct StopOnDrop(Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
+impl Drop for ThreadedFile {
+    /// The upload is complete or abandoned: what it still holds of the
+    /// output is no longer the write's.
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.ledger.close();
     }
 }
 
-/// The blocking task: writes every batch (until `stop`), flushes, and
-/// detaches the output; hands the writer back with the outcome.
-fn drive(
-    mut writer: ArrowWriter<Pieces>,
-    mut batches: Receiver<RecordBatch>,
-    stop: &AtomicBool,
-    time: &Time,
-) -> (
-    ArrowWriter<Pieces>,
-    parquet_flba::parquet::errors::Result<()>,
-) {
-    let mut written = Ok(());
-    while let Some(batch) = batches.blocking_recv() {
-        if stop.load(Ordering::Relaxed) {
-            written = Err(ParquetError::General("the write was cancelled".into()));
-            break;
-        }
-        let start = Instant::now();
-        written = writer.write(&batch);
-        time.add_elapsed(start);
-        if written.is_err() {
-            break;
+/// Stops the listener if dropped armed: the call in flight was abandoned.
+struct Abandon(Option<Arc<ReservationListener>>);
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        if let Some(listener) = self.0.take() {
+            listener.stop();
         }
     }
-    if written.is_ok() {
-        let start = Instant::now();
-        written = writer.flush();
-        time.add_elapsed(start);
-    }
-    // Also after a failure: the upload's receiver must see the end.
-    let detached = writer.inner_mut().detach();
-    if written.is_ok() {
-        written = detached.map_err(ParquetError::from);
-    }
-    (writer, written)
 }

@@ -9,6 +9,7 @@ mod common;
 
 use common::{batches, context, scratch};
 use datafusion::prelude::{ParquetReadOptions, SessionContext, col};
+use parquet_flba_datafusion::parquet_flba::DelegateReason;
 
 const FOOTER_KEY: &str = "30313233343536373839303132333435"; // b"0123456789012345"
 const PRICE_KEY: &str = "31323334353637383930313233343530"; // b"1234567890123450"
@@ -27,7 +28,40 @@ async fn encrypted_copy_reads_back_with_the_keys() {
              'allow_single_file_parallelism' '{parallel}')",
             dir.display()
         );
-        ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        // Written by parquet-flba's sink (an encrypted file's leaves are
+        // all `parquet`'s column writer's).
+        let plan = ctx
+            .sql(&sql)
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        datafusion::physical_plan::collect(std::sync::Arc::clone(&plan), ctx.task_ctx())
+            .await
+            .unwrap();
+        let ours = plan
+            .downcast_ref::<datafusion::datasource::sink::DataSinkExec>()
+            .and_then(|e| {
+                e.sink()
+                    .downcast_ref::<parquet_flba_datafusion::FlbaParquetSink>()
+            })
+            .expect("parquet-flba's sink");
+        let plans = ours.written_plans();
+        assert_eq!(plans.len(), 1, "parallel={parallel}");
+        for plan in plans.values() {
+            assert_eq!(plan.fast_count(), 0, "parallel={parallel}: {plan}");
+            let price = plan
+                .leaves()
+                .iter()
+                .find(|l| l.column_path().string() == "price")
+                .expect("price");
+            assert_eq!(
+                price.reason(),
+                Some(DelegateReason::Encrypted),
+                "parallel={parallel}: {plan}"
+            );
+        }
         let path = dir.join("x.parquet");
 
         let plain = SessionContext::new();

@@ -70,6 +70,19 @@ async fn assert_pool_empty(pool: &Recording, case: &str) {
     panic!("{case}: {} bytes still reserved", pool.reserved());
 }
 
+/// Every reservation of the sink's consumers (`ParquetSink[<path>]`) was
+/// one the pool could refuse: none grew by `MemoryReservation::grow`, so a
+/// bounded pool was never exceeded.
+fn assert_refusable(pool: &Recording, case: &str) {
+    let grows = pool.infallible_grows("ParquetSink[");
+    assert!(
+        grows.is_empty(),
+        "{case}: {} grows the pool could not refuse, by {:?}",
+        grows.len(),
+        grows.first()
+    );
+}
+
 /// The sizes a consumer named `name` (a prefix) went through, in order.
 fn sizes_of(events: &[Event], name: &str) -> Vec<usize> {
     events
@@ -210,48 +223,78 @@ async fn parallel_column_reservation_is_kept_until_the_row_group_holds_it() {
     }
 }
 
-/// The smallest pool DataFusion's sink writes the file with (its peak on
-/// an unbounded pool) writes it with parquet-flba too, the same file; the
-/// pool is empty afterwards. The sink's writers keep out of the block cache
-/// and so keep their blocks and buffers tight (parquet-flba's
-/// `docs/memory.md`): on this table the peak is 0.91–0.97x DataFusion's
-/// on both paths, with DataFusion's default zstd and uncompressed; it was 1.76x / 1.81x (zstd) and 1.40x / 1.35x
-/// (uncompressed) before the writers trimmed after each write.
+/// A pool just large enough for DataFusion's sink writes the file with
+/// parquet-flba's too, the same file, by bounds that do not depend on
+/// timing: on the sequential path (one writer on the file's task, so both
+/// peaks are the same in every run) exactly DataFusion's peak; on the
+/// parallel path (parquet-flba's engine), where both sinks' peaks depend on
+/// how far the columns run ahead, DataFusion's sequential peak for the same
+/// data plus what the engine may hold besides ([`engine_extra`]: the input
+/// it has taken but not encoded yet, the output while the upload holds it,
+/// which DataFusion counts none of, and its reservations' rounding).
+/// Every reservation
+/// of the sink can be refused (no `grow`, which a bounded pool cannot
+/// refuse), so the pool is never exceeded; it is empty afterwards. The
+/// sink's writers keep out of the block cache and so keep their blocks and
+/// buffers tight (parquet-flba's `docs/memory.md`): on this table the
+/// sequential peak is 0.91-0.92x DataFusion's, zstd and uncompressed; the
+/// ratios to DataFusion's parallel peak are printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pool_just_large_enough_for_datafusion_is_enough() {
     let data = batches(12, 3_000);
     let uncompressed = ", 'compression' 'uncompressed'";
-    for (parallel, options) in [
-        (true, OPTS),
-        (false, OPTS),
-        (true, uncompressed),
-        (false, uncompressed),
-    ] {
-        let case = format!("parallel={parallel}{options}");
-        let stock_pool = Recording::new(None);
-        let stock_dir = scratch("enough-stock");
-        copy(
-            &context(false, &stock_pool, &data),
-            &stock_dir,
-            parallel,
-            options,
-        )
-        .await
-        .unwrap();
-        let limit = stock_pool.peak();
-        let pool = Recording::new(Some(limit));
-        let dir = scratch("enough-flba");
-        copy(&context(true, &pool, &data), &dir, parallel, options)
-            .await
-            .unwrap_or_else(|e| panic!("{case}: a pool of {limit} bytes: {e}"));
-        let ratio = pool.peak() as f64 / limit as f64;
-        eprintln!(
-            "{case}: peak {} bytes, {ratio:.2}x DataFusion's",
-            pool.peak()
-        );
-        assert!(files(&stock_dir) == files(&dir), "{case}: the files differ");
-        assert_pool_empty(&pool, &case).await;
+    for options in [OPTS, uncompressed] {
+        // DataFusion's sink on both paths: its peaks, and its files.
+        let mut stock = Vec::new();
+        for parallel in [false, true] {
+            let pool = Recording::new(None);
+            let dir = scratch("enough-stock");
+            copy(&context(false, &pool, &data), &dir, parallel, options)
+                .await
+                .unwrap();
+            stock.push((pool.peak(), dir));
+        }
+        let (sequential_peak, sequential_dir) = &stock[0];
+        let extra = engine_extra(&data, files(sequential_dir)[0].1.len());
+        for (parallel, (stock_peak, stock_dir)) in [false, true].into_iter().zip(&stock) {
+            let case = format!("parallel={parallel}{options}");
+            let limit = if parallel {
+                sequential_peak + extra
+            } else {
+                *sequential_peak
+            };
+            let pool = Recording::new(Some(limit));
+            let ctx = context(true, &pool, &data);
+            if parallel {
+                // The engine, whatever the machine's cores.
+                set_threads(&ctx, 2).await;
+            }
+            let dir = scratch("enough-flba");
+            copy(&ctx, &dir, parallel, options)
+                .await
+                .unwrap_or_else(|e| panic!("{case}: a pool of {limit} bytes: {e}"));
+            eprintln!(
+                "{case}: peak {} bytes, {:.2}x DataFusion's on this path, limit {limit}",
+                pool.peak(),
+                pool.peak() as f64 / *stock_peak as f64
+            );
+            assert_refusable(&pool, &case);
+            assert!(pool.peak() <= limit, "{case}");
+            assert!(files(stock_dir) == files(&dir), "{case}: the files differ");
+            assert_pool_empty(&pool, &case).await;
+        }
     }
+}
+
+/// What parquet-flba's engine may hold beyond what one writer holds after
+/// each batch, for `data` written to a file of `file` bytes: every batch
+/// taken but not encoded yet (a write queues its columns' work and
+/// returns), the file while the upload holds it, and a reservation block
+/// (64 KiB) of rounding per leaf, for the writer and for the pieces.
+fn engine_extra(data: &[RecordBatch], file: usize) -> usize {
+    let input: usize = data.iter().map(RecordBatch::get_array_memory_size).sum();
+    let leaves = 12;
+    input + file + (leaves + 2) * (64 << 10)
 }
 
 /// `SET parquet_flba.threads = threads` on `ctx`.
@@ -299,6 +342,7 @@ async fn threaded_parallel_path_reserves_per_file() {
     );
     let sizes = sizes_of(&pool.events(), "ParquetSink[");
     assert!(sizes.iter().any(|&s| s > 0), "nothing reserved: {sizes:?}");
+    assert_refusable(&pool, "threaded");
     assert_eq!(sizes.last(), Some(&0));
 
     let small = Recording::new(Some(pool.peak() / 4));
@@ -323,11 +367,13 @@ const OPTS: &str = "";
 /// With parquet-flba's process-wide block cache full (a plain writer in
 /// the same process wrote first), the sink neither takes page blocks from
 /// it nor gives any back, on both paths: everything its writers hold is in
-/// the pool's reservations, and the same COPY runs again under a pool of
-/// its own peak (twice that on the parallel path, whose peak depends on
-/// timing) with the same
-/// file. Fails when the sink's writers use the cache (the cache's size
-/// changes).
+/// the pool's reservations, and the same COPY runs again under a bounded
+/// pool, with the same file: of its own first peak on the sequential path
+/// (the same in every run), of the sequential peak plus [`engine_extra`] on
+/// the engine's parallel path (whose peak depends on timing; see
+/// [`a_pool_just_large_enough_for_datafusion_is_enough`]), every
+/// reservation one the pool can refuse. Fails when the sink's writers use
+/// the cache (the cache's size changes).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sink_stays_out_of_the_block_cache() {
     let data = batches(12, 3_000);
@@ -338,22 +384,33 @@ async fn the_sink_stays_out_of_the_block_cache() {
     plain.close().unwrap();
     let cached = block_cache_bytes();
     assert!(cached > 0, "the plain writer left nothing in the cache");
-    for parallel in [true, false] {
+    let mut sequential = None;
+    for parallel in [false, true] {
         let case = format!("parallel={parallel}");
         let pool = Recording::new(None);
+        let ctx = context(true, &pool, &data);
+        if parallel {
+            // The engine, whatever the machine's cores.
+            set_threads(&ctx, 2).await;
+        }
         let first = scratch("cache-first");
-        copy(&context(true, &pool, &data), &first, parallel, OPTS)
-            .await
-            .unwrap();
+        copy(&ctx, &first, parallel, OPTS).await.unwrap();
         assert_eq!(block_cache_bytes(), cached, "{case}: the cache changed");
-        // The parallel path's peak depends on timing (how far the columns
-        // run ahead of the writer, pieces on their way to the upload).
-        let limit = pool.peak() * if parallel { 2 } else { 1 };
+        let limit = match sequential {
+            None => pool.peak(),
+            Some(peak) => peak + engine_extra(&data, files(&first)[0].1.len()),
+        };
+        sequential.get_or_insert(pool.peak());
         let small = Recording::new(Some(limit));
+        let ctx = context(true, &small, &data);
+        if parallel {
+            set_threads(&ctx, 2).await;
+        }
         let second = scratch("cache-second");
-        copy(&context(true, &small, &data), &second, parallel, OPTS)
+        copy(&ctx, &second, parallel, OPTS)
             .await
             .unwrap_or_else(|e| panic!("{case}: a pool of {limit} bytes: {e}"));
+        assert_refusable(&small, &case);
         assert!(small.peak() <= limit, "{case}");
         assert_eq!(block_cache_bytes(), cached, "{case}: the cache changed");
         assert!(files(&first) == files(&second), "{case}: the files differ");

@@ -11,6 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use common::spy::Spy;
 use common::{batches, files, schema, scratch};
 use datafusion::arrow::array::{
     Array, ArrayRef, Decimal32Array, Decimal64Array, DictionaryArray, FixedSizeBinaryArray,
@@ -25,7 +26,7 @@ use datafusion::datasource::sink::DataSinkExec;
 use datafusion::error::Result;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
-use datafusion::physical_plan::collect;
+use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use parquet_flba_datafusion::FlbaParquetSink;
 use parquet_flba_datafusion::parquet_flba::{ColumnPlan, LeafPath};
@@ -53,15 +54,26 @@ fn ctx_with(
 }
 
 /// Runs `sql` and returns the plans of the files parquet-flba's sink wrote
-/// (none for DataFusion's sink).
+/// (none for DataFusion's sink), wherever the sink is in the plan.
 async fn run(ctx: &SessionContext, sql: &str) -> Result<Vec<ColumnPlan>> {
     let plan = ctx.sql(sql).await?.create_physical_plan().await?;
     collect(Arc::clone(&plan), ctx.task_ctx()).await?;
-    Ok(plan
+    let mut plans = Vec::new();
+    written(&plan, &mut plans);
+    Ok(plans)
+}
+
+/// The plans of the files every parquet-flba sink in `plan` wrote.
+fn written(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<ColumnPlan>) {
+    if let Some(sink) = plan
         .downcast_ref::<DataSinkExec>()
         .and_then(|e| e.sink().downcast_ref::<FlbaParquetSink>())
-        .map(|s| s.written_plans().into_values().collect())
-        .unwrap_or_default())
+    {
+        out.extend(sink.written_plans().into_values());
+    }
+    for child in plan.children() {
+        written(child, out);
+    }
 }
 
 /// Same files under both directories (and some); returns how many.
@@ -157,6 +169,7 @@ async fn dataframe_write_table() {
     for registered in [false, true] {
         let dir = scratch("write-table");
         let ctx = ctx_with(registered, schema(), batches(3, 1_000), |c| c);
+        let spy = Spy::install(&ctx);
         listing(&ctx, "target", &dir, schema(), None).await;
         ctx.table("t")
             .await
@@ -164,6 +177,16 @@ async fn dataframe_write_table() {
             .write_table("target", DataFrameWriteOptions::new())
             .await
             .unwrap();
+        if registered {
+            assert_eq!(spy.sinks(), (0, 1), "(stock, ours) sinks");
+            assert_paths(
+                "write_table",
+                &spy.written().into_values().collect::<Vec<_>>(),
+                &TABLE_FAST,
+            );
+        } else {
+            assert_eq!(spy.sinks(), (1, 0), "(stock, ours) sinks");
+        }
         dirs.push(dir);
     }
     assert_same("write_table", &dirs);
@@ -286,7 +309,12 @@ async fn empty_input_and_zero_row_batches() {
                          ('allow_single_file_parallelism' '{parallel}', 'max_row_group_size' '1000')",
                         dir.display()
                     );
-                    run(&ctx, &sql).await.unwrap();
+                    let plans = run(&ctx, &sql).await.unwrap();
+                    // DataFusion writes no file for an empty directory
+                    // write; otherwise parquet-flba's sink wrote it.
+                    if registered && !(data.is_empty() && target.is_empty()) {
+                        assert_paths(&case, &plans, &TABLE_FAST);
+                    }
                     dirs.push(dir);
                 }
                 if data.is_empty() && target.is_empty() {
@@ -316,7 +344,10 @@ async fn row_group_bytes_and_rows_per_file() {
                  ('allow_single_file_parallelism' '{parallel}', 'max_row_group_bytes' '300000')",
                 dir.display()
             );
-            run(&ctx, &sql).await.unwrap();
+            let plans = run(&ctx, &sql).await.unwrap();
+            if registered {
+                assert_paths(&case, &plans, &TABLE_FAST);
+            }
             dirs.push(dir);
         }
         assert_same(&case, &dirs);
@@ -340,7 +371,15 @@ async fn row_group_bytes_and_rows_per_file() {
                  ('allow_single_file_parallelism' '{parallel}')",
                 dir.display()
             );
-            run(&ctx, &sql).await.unwrap();
+            let plans = run(&ctx, &sql).await.unwrap();
+            if registered {
+                assert_paths(&case, &plans, &TABLE_FAST);
+                assert_eq!(
+                    plans.len(),
+                    files(&dir).len(),
+                    "{case}: files by parquet-flba"
+                );
+            }
             dirs.push(dir);
         }
         let count = assert_same(&case, &dirs);

@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{batches, context, files, schema, scratch};
+use common::{assert_fast, batches, context, files, schema, scratch};
 use datafusion::datasource::MemTable;
 use datafusion::datasource::file_format::parquet::{ParquetFormat, ParquetSink};
 use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
@@ -111,6 +111,35 @@ async fn set_enabled_switches_between_the_sinks() {
 /// each file on 3 threads (shown in `EXPLAIN`): a sequentially written
 /// file's writer, and on the parallel path parquet-flba's threaded engine;
 /// the file is DataFusion's, byte for byte, on both paths.
+/// `SET parquet_flba.send_encryption_keys` reaches the sink planned
+/// afterwards (off by default), for Ballista's codec to read; a setting of
+/// more threads than [`FlbaParquetSink::MAX_THREADS`] is taken as that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_encryption_keys_and_threads_reach_the_sink() {
+    let ctx = context(true, 1, &batches(1, 10)).unwrap();
+    let dir = scratch("keys-setting");
+    let sql = format!("COPY t TO '{}/x.parquet' STORED AS PARQUET", dir.display());
+    let planned = |ctx: SessionContext, sql: String| async move {
+        let plan = ctx
+            .sql(&sql)
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        let exec = plan.downcast_ref::<DataSinkExec>().expect("a sink plan");
+        let ours = exec.sink().downcast_ref::<FlbaParquetSink>().unwrap();
+        (ours.encryption_keys_sent(), ours.threads())
+    };
+    assert_eq!(planned(ctx.clone(), sql.clone()).await, (false, 0));
+    set(&ctx, "SET parquet_flba.send_encryption_keys = true").await;
+    set(&ctx, "SET parquet_flba.threads = 100000").await;
+    assert_eq!(
+        planned(ctx.clone(), sql).await,
+        (true, FlbaParquetSink::MAX_THREADS)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn threads_setting_reaches_the_sink() {
     let data = batches(4, 3_000);
@@ -190,7 +219,7 @@ async fn plan_to_parquet_writes_what_write_parquet_writes() {
             .await
             .unwrap();
             let dir = scratch("plan-flba");
-            parquet_flba_datafusion::plan_to_parquet(
+            let plans = parquet_flba_datafusion::plan_to_parquet_with_plans(
                 ctx.task_ctx(),
                 Arc::clone(&plan),
                 dir.to_str().unwrap(),
@@ -198,6 +227,13 @@ async fn plan_to_parquet_writes_what_write_parquet_writes() {
             )
             .await
             .unwrap();
+            // parquet-flba wrote the files (none when it is off: DataFusion
+            // did).
+            if enabled {
+                assert_eq!(assert_fast(&case, plans.values()), 3, "{case}");
+            } else {
+                assert!(plans.is_empty(), "{case}");
+            }
             let (a, b) = (files(&stock_dir), files(&dir));
             assert_eq!(a.len(), 3, "{case}: one file per partition");
             assert!(a == b, "{case}: the files differ");

@@ -7,7 +7,8 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{batches, context, files, schema, scratch};
+use common::spy::Spy;
+use common::{assert_fast, batches, context, files, schema, scratch};
 use datafusion::arrow::array::{Array, RecordBatch};
 use datafusion::arrow::compute::{concat_batches, sort_to_indices, take_record_batch};
 use datafusion::config::TableParquetOptions;
@@ -23,34 +24,65 @@ use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext, col};
 use parquet_flba_datafusion::FlbaParquetSink;
 
-/// Which sink a planned write uses.
+/// Which sink a planned statement writes with.
 #[derive(Debug, PartialEq)]
 enum Sink {
+    /// None: the statement writes nothing.
+    None,
     Stock,
     Flba,
 }
 
-fn sink_of(plan: &Arc<dyn ExecutionPlan>) -> Sink {
-    let exec = plan
-        .downcast_ref::<DataSinkExec>()
-        .unwrap_or_else(|| panic!("not a sink plan: {plan:?}"));
-    if exec.sink().downcast_ref::<FlbaParquetSink>().is_some() {
+/// The sinks anywhere in `plan`.
+fn sinks_of(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<Arc<dyn ExecutionPlan>>) {
+    if plan.downcast_ref::<DataSinkExec>().is_some() {
+        out.push(Arc::clone(plan));
+    }
+    for child in plan.children() {
+        sinks_of(child, out);
+    }
+}
+
+fn kind(exec: &Arc<dyn ExecutionPlan>) -> Sink {
+    let sink = exec.downcast_ref::<DataSinkExec>().unwrap().sink();
+    if sink.downcast_ref::<FlbaParquetSink>().is_some() {
         Sink::Flba
-    } else if exec.sink().downcast_ref::<ParquetSink>().is_some() {
+    } else if sink.downcast_ref::<ParquetSink>().is_some() {
         Sink::Stock
     } else {
         panic!("unexpected sink")
     }
 }
 
-/// Plans `sql` on `ctx`, checks the sink it writes with, runs it.
+/// Plans `sql` on `ctx`, checks the sink it writes with (anywhere in the
+/// plan), runs it; a write with parquet-flba's sink must have written its
+/// files with it (byte identity with DataFusion's cannot show that).
 async fn run_sql(ctx: &SessionContext, sql: &str, expect: Sink) -> Result<Vec<RecordBatch>> {
     let df = ctx.sql(sql).await?;
     let plan = df.create_physical_plan().await?;
-    if plan.downcast_ref::<DataSinkExec>().is_some() {
-        assert_eq!(sink_of(&plan), expect, "{sql}");
+    let mut sinks = Vec::new();
+    sinks_of(&plan, &mut sinks);
+    match expect {
+        Sink::None => assert!(sinks.is_empty(), "{sql}: a sink"),
+        _ => {
+            assert!(!sinks.is_empty(), "{sql}: no sink in the plan");
+            for sink in &sinks {
+                assert_eq!(kind(sink), expect, "{sql}");
+            }
+        }
     }
-    collect(plan, ctx.task_ctx()).await
+    let batches = collect(plan, ctx.task_ctx()).await?;
+    if expect == Sink::Flba {
+        for exec in &sinks {
+            let sink = exec.downcast_ref::<DataSinkExec>().unwrap().sink();
+            let ours = sink.downcast_ref::<FlbaParquetSink>().unwrap();
+            assert!(
+                !ours.written_plans().is_empty(),
+                "{sql}: parquet-flba's sink wrote no file"
+            );
+        }
+    }
+    Ok(batches)
 }
 
 /// Runs `sql` (with `{dir}` standing for an output directory) on a stock
@@ -373,7 +405,7 @@ async fn insert_into_parquet_tables() {
                  LOCATION '{}/'",
                 ext.to_str().unwrap()
             ),
-            Sink::Stock,
+            Sink::None,
         )
         .await
         .unwrap();
@@ -432,6 +464,7 @@ async fn dataframe_write_parquet() {
         for registered in [false, true] {
             let dir = scratch(&format!("df-{name}-{registered}"));
             let ctx = context(registered, 1, &data).unwrap();
+            let spy = Spy::install(&ctx);
             let target = if name == "partitioned" {
                 format!("{}/", dir.to_str().unwrap())
             } else {
@@ -443,6 +476,13 @@ async fn dataframe_write_parquet() {
                 .write_parquet(&target, options(name), writer_options.clone())
                 .await
                 .unwrap();
+            if registered {
+                assert_eq!(spy.sinks(), (0, 1), "{name}: (stock, ours) sinks");
+                let files = assert_fast(name, spy.written().values());
+                assert_eq!(files, if name == "partitioned" { 3 } else { 1 }, "{name}");
+            } else {
+                assert_eq!(spy.sinks(), (1, 0), "{name}: (stock, ours) sinks");
+            }
             dirs.push(dir);
         }
         assert_same_files(name, &dirs[0], &dirs[1]);
@@ -544,7 +584,7 @@ async fn register_configure_and_explain() {
     );
     let df = built.sql(&sql).await.unwrap();
     let plan = df.create_physical_plan().await.unwrap();
-    assert_eq!(sink_of(&plan), Sink::Flba);
+    assert_eq!(kind(&plan), Sink::Flba);
     let counts = collect(Arc::clone(&plan), built.task_ctx()).await.unwrap();
     let written = counts[0]
         .column(0)
@@ -601,7 +641,10 @@ async fn memory_pool_accounting() {
                 "COPY t TO '{}/x.parquet' STORED AS PARQUET OPTIONS ('allow_single_file_parallelism' '{parallel}')",
                 dir.to_str().unwrap()
             );
-            let result = ctx.sql(&sql).await.unwrap().collect().await;
+            // Planned with the sink expected, and (if it succeeds) the file
+            // written by it.
+            let expect = if registered { Sink::Flba } else { Sink::Stock };
+            let result = run_sql(&ctx, &sql, expect).await;
             results.push((registered, pool, result.map(|_| dir)));
         }
         for (registered, pool, result) in &results[..2] {

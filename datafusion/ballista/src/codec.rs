@@ -18,10 +18,14 @@ use prost::Message;
 
 use crate::wire;
 
-/// The first bytes of a node this codec encodes. A protobuf message never
-/// starts with a zero byte (field number 0 does not exist), so these never
-/// begin a node of the wrapped codec.
-const TAG: &[u8] = b"\0parquet-flba/sink/1";
+/// The first bytes of a node of this codec, of any version: the version's
+/// digits follow, then the message. A protobuf message never starts with a
+/// zero byte (field number 0 does not exist), so these never begin a node
+/// of the wrapped codec.
+const FAMILY: &[u8] = b"\0parquet-flba/sink/";
+/// The version this codec writes and reads. Its message starts with field
+/// 1 (byte 0x0a, not a digit), so the version's end is unambiguous.
+const VERSION: &[u8] = b"1";
 
 /// A [`PhysicalExtensionCodec`] that carries `DataSinkExec` over
 /// [`FlbaParquetSink`] between Ballista's scheduler and its executors, and
@@ -81,9 +85,20 @@ impl PhysicalExtensionCodec for FlbaCodec {
         ctx: &TaskContext,
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let Some(body) = buf.strip_prefix(TAG) else {
+        let Some(versioned) = buf.strip_prefix(FAMILY) else {
             return self.inner.try_decode(buf, inputs, ctx, converter);
         };
+        let digits = versioned.iter().take_while(|b| b.is_ascii_digit()).count();
+        let (version, body) = versioned.split_at(digits);
+        if version != VERSION {
+            return Err(exec_datafusion_err!(
+                "a parquet-flba sink node of version {}: this parquet-flba-ballista reads \
+                 version {} only; run the same parquet-flba-ballista release on the scheduler \
+                 and on every executor",
+                String::from_utf8_lossy(version),
+                String::from_utf8_lossy(VERSION)
+            ));
+        }
         let node = wire::SinkNode::decode(body)
             .map_err(|e| exec_datafusion_err!("cannot decode a parquet-flba sink node: {e}"))?;
         let [input] = inputs else {
@@ -108,7 +123,8 @@ impl PhysicalExtensionCodec for FlbaCodec {
             return self.inner.try_encode(node, buf, converter);
         };
         let message = wire::encode(exec, sink, self, converter)?;
-        buf.extend_from_slice(TAG);
+        buf.extend_from_slice(FAMILY);
+        buf.extend_from_slice(VERSION);
         message
             .encode(buf)
             .map_err(|e| exec_datafusion_err!("cannot encode a parquet-flba sink node: {e}"))

@@ -7,8 +7,10 @@
 //! needs but DataFusion 55.2's conversions drop, so those travel in fields
 //! of our own: the sorting columns, `metadata::` keys without a value
 //! (DataFusion's message is a string map), the encryption options
-//! (`format.crypto.*`), `FileSinkConfig::original_url`, and the sink's
-//! thread count (`parquet_flba.threads`). The metadata
+//! (`format.crypto.*`: the factory and its options always, raw keys only
+//! where `parquet_flba.send_encryption_keys` allowed them when the write
+//! was planned), `FileSinkConfig::original_url`, and the sink's thread
+//! count (`parquet_flba.threads`). The metadata
 //! values themselves travel in DataFusion's message, but its decoder drops
 //! them, so ours reads that message itself (global and per-column options
 //! through DataFusion's conversions).
@@ -58,9 +60,14 @@ pub(crate) struct SinkNode {
     /// `TableParquetOptions::crypto`.
     #[prost(message, optional, tag = "6")]
     pub crypto: Option<Crypto>,
-    /// `FlbaParquetSink::threads` (0, as from an older client: 1).
+    /// `FlbaParquetSink::threads` (0: chosen on the executor; read back
+    /// clamped to `FlbaParquetSink::MAX_THREADS`).
     #[prost(uint64, tag = "7")]
     pub threads: u64,
+    /// `FlbaParquetSink::encryption_keys_sent`: the node was allowed to
+    /// carry raw encryption keys.
+    #[prost(bool, tag = "8")]
+    pub send_encryption_keys: bool,
 }
 
 /// A list of sorting columns (a message, so that "none" and "an empty
@@ -164,6 +171,17 @@ pub(crate) fn encode(
             })
         })
         .transpose()?;
+    let send_keys = sink.encryption_keys_sent();
+    if !send_keys && has_encryption_keys(&options.crypto) {
+        return Err(DataFusionError::Plan(
+            "a parquet write with raw encryption keys (format.crypto.file_encryption.*) \
+             would send them to the executors in its plan, in plaintext: give the executors \
+             an encryption factory instead (format.crypto.factory_id, which travels without \
+             keys), or SET parquet_flba.send_encryption_keys = true before planning it to \
+             send them"
+                .into(),
+        ));
+    }
     let mut keys_without_value: Vec<String> = options
         .key_value_metadata
         .iter()
@@ -189,8 +207,9 @@ pub(crate) fn encode(
         }),
         original_url: config.original_url.clone(),
         metadata_keys_without_value: keys_without_value,
-        crypto: Some(crypto_to_wire(&options.crypto)),
+        crypto: Some(crypto_to_wire(&options.crypto, send_keys)),
         threads: sink.threads() as u64,
+        send_encryption_keys: send_keys,
     })
 }
 
@@ -271,10 +290,15 @@ pub(crate) fn decode(
             })
             .collect()
     });
-    let threads = usize::try_from(node.threads).unwrap_or(usize::MAX);
+    // A count from the wire is not trusted: clamped before it reaches the
+    // thread pool's arithmetic.
+    let threads = usize::try_from(node.threads)
+        .unwrap_or(usize::MAX)
+        .min(FlbaParquetSink::MAX_THREADS);
     let sink = FlbaParquetSink::new(config, options)
         .with_sorting_columns(sorting_columns)
-        .with_threads(threads);
+        .with_threads(threads)
+        .with_encryption_keys_sent(node.send_encryption_keys);
     Ok(Arc::new(DataSinkExec::new(
         Arc::clone(input),
         Arc::new(sink),
@@ -286,7 +310,20 @@ fn missing(field: &str) -> DataFusionError {
     internal_datafusion_err!("parquet-flba sink node is missing '{field}'")
 }
 
-fn crypto_to_wire(c: &ParquetEncryptionOptions) -> Crypto {
+/// Whether `c` holds raw keys to encrypt with (a footer or column key).
+fn has_encryption_keys(c: &ParquetEncryptionOptions) -> bool {
+    c.file_encryption.as_ref().is_some_and(|e| {
+        !e.footer_key_as_hex.is_empty()
+            || e.column_encryption_properties
+                .values()
+                .any(|p| !p.column_key_as_hex.is_empty())
+    })
+}
+
+/// The options on the wire: the decryption keys (which a sink never uses)
+/// only with `send_keys`; the encryption keys are there only if allowed
+/// ([`encode`] refuses them otherwise).
+fn crypto_to_wire(c: &ParquetEncryptionOptions, send_keys: bool) -> Crypto {
     Crypto {
         file_encryption: c.file_encryption.as_ref().map(|e| FileEncryption {
             encrypt_footer: e.encrypt_footer,
@@ -306,16 +343,20 @@ fn crypto_to_wire(c: &ParquetEncryptionOptions) -> Crypto {
             aad_prefix_as_hex: e.aad_prefix_as_hex.clone(),
             store_aad_prefix: e.store_aad_prefix,
         }),
-        file_decryption: c.file_decryption.as_ref().map(|d| FileDecryption {
-            footer_key_as_hex: d.footer_key_as_hex.clone(),
-            column_keys: d
-                .column_decryption_properties
-                .iter()
-                .map(|(name, p)| (name.clone(), p.column_key_as_hex.clone()))
-                .collect(),
-            aad_prefix_as_hex: d.aad_prefix_as_hex.clone(),
-            footer_signature_verification: d.footer_signature_verification,
-        }),
+        file_decryption: c
+            .file_decryption
+            .as_ref()
+            .filter(|_| send_keys)
+            .map(|d| FileDecryption {
+                footer_key_as_hex: d.footer_key_as_hex.clone(),
+                column_keys: d
+                    .column_decryption_properties
+                    .iter()
+                    .map(|(name, p)| (name.clone(), p.column_key_as_hex.clone()))
+                    .collect(),
+                aad_prefix_as_hex: d.aad_prefix_as_hex.clone(),
+                footer_signature_verification: d.footer_signature_verification,
+            }),
         factory_id: c.factory_id.clone(),
         factory_options: c.factory_options.options.clone(),
     }

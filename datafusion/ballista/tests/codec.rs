@@ -231,7 +231,8 @@ fn every_sink_field_round_trips() {
     let input: Arc<dyn ExecutionPlan> = Arc::new(EmptyExec::new(schema()));
     let sink = FlbaParquetSink::new(config(), options())
         .with_sorting_columns(Some(sorting_columns()))
-        .with_threads(3);
+        .with_threads(3)
+        .with_encryption_keys_sent(true);
     let plan: Arc<dyn ExecutionPlan> = Arc::new(DataSinkExec::new(
         Arc::clone(&input),
         Arc::new(sink),
@@ -243,6 +244,7 @@ fn every_sink_field_round_trips() {
     assert_eq!(sink2.parquet_options(), sink.parquet_options());
     assert_eq!(sink2.sorting_columns(), Some(sorting_columns().as_slice()));
     assert_eq!(sink2.threads(), 3);
+    assert!(sink2.encryption_keys_sent());
     assert_eq!(
         format!("{:?}", FileSink::config(sink2)),
         format!("{:?}", FileSink::config(sink)),
@@ -322,7 +324,7 @@ fn other_nodes_go_to_ballistas_codec() {
 fn malformed_node_is_an_error() {
     let codec = FlbaCodec::new();
     let input: Arc<dyn ExecutionPlan> = Arc::new(EmptyExec::new(schema()));
-    let sink = FlbaParquetSink::new(config(), options());
+    let sink = FlbaParquetSink::new(config(), options()).with_encryption_keys_sent(true);
     let plan: Arc<dyn ExecutionPlan> =
         Arc::new(DataSinkExec::new(Arc::clone(&input), Arc::new(sink), None));
     let mut buf = Vec::new();
@@ -339,4 +341,106 @@ fn malformed_node_is_an_error() {
         .try_decode(&buf, &[], &ctx, &converter)
         .expect_err("no input");
     assert!(e.to_string().contains("one input"), "{e}");
+}
+
+/// The encoded node of a sink with `threads`, with the codec's tag.
+fn encoded(threads: usize) -> Vec<u8> {
+    let input: Arc<dyn ExecutionPlan> = Arc::new(EmptyExec::new(schema()));
+    let sink = FlbaParquetSink::new(config(), options())
+        .with_threads(threads)
+        .with_encryption_keys_sent(true);
+    let plan: Arc<dyn ExecutionPlan> = Arc::new(DataSinkExec::new(input, Arc::new(sink), None));
+    let mut buf = Vec::new();
+    let converter = datafusion_proto::physical_plan::DefaultPhysicalProtoConverter {};
+    FlbaCodec::new()
+        .try_encode(plan, &mut buf, &converter)
+        .unwrap();
+    buf
+}
+
+/// A node tagged with a later version of the codec (a newer scheduler
+/// than this executor) is refused by name, not handed to Ballista's codec
+/// (whose error would not say what the node is).
+#[test]
+fn a_newer_node_version_is_refused_by_name() {
+    let buf = encoded(3);
+    let tag = b"\0parquet-flba/sink/";
+    assert!(buf.starts_with(tag), "the tag changed");
+    for version in ["2", "10"] {
+        let mut newer = tag.to_vec();
+        newer.extend_from_slice(version.as_bytes());
+        newer.extend_from_slice(&buf[tag.len() + 1..]);
+        let input: Arc<dyn ExecutionPlan> = Arc::new(EmptyExec::new(schema()));
+        let converter = datafusion_proto::physical_plan::DefaultPhysicalProtoConverter {};
+        let e = FlbaCodec::new()
+            .try_decode(&newer, &[input], &TaskContext::default(), &converter)
+            .expect_err("a newer node");
+        let message = e.to_string();
+        assert!(
+            message.contains(&format!("parquet-flba sink node of version {version}")),
+            "{message}"
+        );
+        assert!(message.contains("version 1"), "{message}");
+    }
+}
+
+/// A thread count read from the wire is clamped: a node from a faulty or
+/// hostile peer with `threads` = 2^64 - 1 gives a sink whose count the
+/// thread pool can use (it computed `2 * threads - 1`, which overflowed),
+/// and `0` still means "choose".
+#[test]
+fn a_thread_count_from_the_wire_is_clamped() {
+    let input: Arc<dyn ExecutionPlan> = Arc::new(EmptyExec::new(schema()));
+    let converter = datafusion_proto::physical_plan::DefaultPhysicalProtoConverter {};
+    let ctx = TaskContext::default();
+    let mut buf = encoded(3);
+    // Field 7 (`threads`, a varint) again: the last value read wins.
+    buf.push(7 << 3);
+    buf.extend_from_slice(&[0xff; 9]);
+    buf.push(0x01);
+    let plan = FlbaCodec::new()
+        .try_decode(&buf, &[Arc::clone(&input)], &ctx, &converter)
+        .unwrap();
+    let threads = sink_of(&plan).1.threads();
+    assert!((2..=1024).contains(&threads), "threads = {threads}");
+    let plan = FlbaCodec::new()
+        .try_decode(&encoded(0), &[input], &ctx, &converter)
+        .unwrap();
+    assert_eq!(sink_of(&plan).1.threads(), 0, "0 chooses");
+}
+
+/// Raw encryption keys are not put in a plan sent to the executors unless
+/// the write was planned with `parquet_flba.send_encryption_keys`: a sink
+/// with encryption keys is refused (naming the setting and the factory);
+/// decryption keys, which a sink never uses, are left out; an encryption
+/// factory and its options travel.
+#[test]
+fn encryption_keys_travel_only_when_allowed() {
+    let input: Arc<dyn ExecutionPlan> = Arc::new(EmptyExec::new(schema()));
+    let with_keys = FlbaParquetSink::new(config(), options());
+    assert!(!with_keys.encryption_keys_sent(), "off by default");
+    let plan: Arc<dyn ExecutionPlan> = Arc::new(DataSinkExec::new(
+        Arc::clone(&input),
+        Arc::new(with_keys),
+        None,
+    ));
+    let e = round_trip(plan, &FlbaCodec::new()).expect_err("keys on the wire");
+    let message = e.to_string();
+    assert!(
+        message.contains("parquet_flba.send_encryption_keys"),
+        "{message}"
+    );
+    assert!(message.contains("factory_id"), "{message}");
+
+    let mut factory = options();
+    factory.crypto.file_encryption = None;
+    let sink = FlbaParquetSink::new(config(), factory.clone());
+    let plan: Arc<dyn ExecutionPlan> = Arc::new(DataSinkExec::new(input, Arc::new(sink), None));
+    let back = round_trip(plan, &FlbaCodec::new()).unwrap();
+    let crypto = &sink_of(&back).1.parquet_options().crypto;
+    assert_eq!(crypto.factory_id, factory.crypto.factory_id);
+    assert_eq!(crypto.factory_options, factory.crypto.factory_options);
+    assert!(crypto.factory_id.is_some());
+    assert_eq!(crypto.file_decryption, None, "decryption keys sent");
+    assert!(factory.crypto.file_decryption.is_some());
 }

@@ -4,6 +4,8 @@
 
 pub mod lazy;
 pub mod pool;
+pub mod spy;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -242,4 +244,42 @@ fn strip_id(name: &str) -> String {
         }
         _ => name.to_string(),
     }
+}
+
+/// The leaves of the test table that parquet-flba's fast path writes: the
+/// decimal and fixed-length ones.
+pub const TABLE_FAST: [&str; 9] = [
+    "id",
+    "price",
+    "amount",
+    "big",
+    "small",
+    "half",
+    "tags.list.item",
+    "detail.code",
+    "detail.rate",
+];
+
+/// parquet-flba wrote files (`plans`, one per file), each leaf of the test
+/// table's on the fast path exactly when it is in [`TABLE_FAST`]; returns
+/// how many files.
+pub fn assert_fast<'a>(
+    case: &str,
+    plans: impl IntoIterator<Item = &'a parquet_flba_datafusion::parquet_flba::ColumnPlan>,
+) -> usize {
+    use parquet_flba_datafusion::parquet_flba::LeafPath;
+    let mut count = 0;
+    for plan in plans {
+        count += 1;
+        for leaf in plan.leaves() {
+            let name = leaf.column_path().string();
+            assert_eq!(
+                leaf.path() == LeafPath::Fast,
+                TABLE_FAST.contains(&name.as_str()),
+                "{case}: {name}\n{plan}"
+            );
+        }
+    }
+    assert!(count > 0, "{case}: no file written by parquet-flba");
+    count
 }

@@ -30,6 +30,9 @@ struct Log {
     events: Vec<Event>,
     total: usize,
     peak: usize,
+    /// Names of the consumers that grew without asking (`grow`, which a
+    /// bounded pool cannot refuse), once per grow.
+    infallible: Vec<String>,
 }
 
 /// A recording pool.
@@ -60,6 +63,18 @@ impl Recording {
     /// The consumers in the order they registered: (id, name).
     pub fn consumers(&self) -> Vec<(usize, String)> {
         self.log.lock().unwrap().consumers.clone()
+    }
+
+    /// The consumers (names starting with `prefix`) that grew without
+    /// asking (`MemoryReservation::grow`: a bounded pool is exceeded rather
+    /// than refusing), once per such grow.
+    pub fn infallible_grows(&self, prefix: &str) -> Vec<String> {
+        let log = self.log.lock().unwrap();
+        log.infallible
+            .iter()
+            .filter(|n| n.starts_with(prefix))
+            .cloned()
+            .collect()
     }
 
     /// Every change, in order.
@@ -108,6 +123,8 @@ impl MemoryPool for Recording {
     fn grow(&self, reservation: &MemoryReservation, additional: usize) {
         self.inner.grow(reservation, additional);
         self.record(reservation, additional as isize);
+        let name = reservation.consumer().name().to_string();
+        self.log.lock().unwrap().infallible.push(name);
     }
 
     fn shrink(&self, reservation: &MemoryReservation, shrink: usize) {

@@ -172,6 +172,20 @@ pub fn assert_sink(ran: &Ran, flba: bool, rows: usize) {
         line.contains("rows_written="),
         "the executor reported the sink's metrics:\n{plan}"
     );
+    // parquet-flba's sink on the executor wrote the fast-path leaves (its
+    // metric, which DataFusion's sink does not have).
+    let fast = metric(line, "fast_path_leaves");
+    if flba {
+        assert!(
+            fast.is_some_and(|n| n > 0),
+            "the executor's fast_path_leaves:\n{plan}"
+        );
+    } else {
+        assert_eq!(
+            fast, None,
+            "fast_path_leaves from DataFusion's sink:\n{plan}"
+        );
+    }
     let count = ran.batches[0]
         .column(0)
         .as_any()
@@ -179,6 +193,17 @@ pub fn assert_sink(ran: &Ran, flba: bool, rows: usize) {
         .expect("a count")
         .value(0);
     assert_eq!(count, rows as u64, "rows written");
+}
+
+/// The value of metric `name` on a line of an executed plan
+/// (`name=<value>`), if it is there.
+fn metric(line: &str, name: &str) -> Option<u64> {
+    let at = line.find(&format!("{name}="))? + name.len() + 1;
+    let digits: String = line[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
 }
 
 /// `FlbaCodec`, counting the `FlbaParquetSink`s it decodes: proof that the
