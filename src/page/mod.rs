@@ -30,6 +30,7 @@ pub(crate) mod metrics;
 pub(crate) mod output;
 pub(crate) mod settings;
 pub(crate) mod statistics;
+pub(crate) mod truncate;
 
 pub(crate) use level_encoding::MiniBatchLevels;
 pub(crate) use settings::ColumnSettings;

@@ -18,6 +18,7 @@
 //! * [`ValueSource`] (`source`) hands the page builder the values of one
 //!   mini-batch: a range, the valid positions of a bitmap, or listed positions.
 
+pub(crate) mod bytes;
 mod convert;
 mod extremes;
 mod kind;
