@@ -126,6 +126,26 @@ unsafe fn insert_all_avx2(words: &mut [[u32; 8]], values: &[u8], width: usize) {
     });
 }
 
+/// [`insert_grouped`] with the AVX2 block update of [`insert_all_avx2`],
+/// for values of any lengths.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn insert_each_avx2<'a>(words: &mut [[u32; 8]], values: impl Iterator<Item = &'a [u8]>) {
+    use std::arch::x86_64::*;
+    insert_grouped(words, values, &|words: &mut [[u32; 8]], hash: u64| {
+        let block = &mut words[block_index(hash, words.len())];
+        // SAFETY: as in `insert_all_avx2`.
+        unsafe {
+            let salts = _mm256_loadu_si256(SALT.as_ptr().cast());
+            let x = _mm256_set1_epi32(hash as u32 as i32);
+            let shifts = _mm256_srli_epi32::<27>(_mm256_mullo_epi32(x, salts));
+            let bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), shifts);
+            let ptr = block.as_mut_ptr().cast::<__m256i>();
+            _mm256_storeu_si256(ptr, _mm256_or_si256(_mm256_loadu_si256(ptr), bits));
+        }
+    });
+}
+
 /// A lazily created split-block bloom filter.
 #[derive(Debug)]
 pub(crate) struct BloomFilter {
@@ -167,6 +187,24 @@ impl BloomFilter {
         }
         insert_all_with(&mut self.words, values, width, insert_hash);
         Ok(())
+    }
+
+    /// Inserts each of `values` (byte arrays: any lengths).
+    pub(crate) fn insert_each<'a>(&mut self, mut values: impl Iterator<Item = &'a [u8]>) {
+        let Some(first) = values.next() else {
+            return;
+        };
+        if self.words.is_empty() {
+            self.words = vec![[0; 8]; self.blocks];
+        }
+        let values = std::iter::once(first).chain(values);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available, as just checked.
+            unsafe { insert_each_avx2(&mut self.words, values) };
+            return;
+        }
+        insert_grouped(&mut self.words, values, &insert_hash);
     }
 
     /// Bytes held by the filter.
@@ -214,6 +252,28 @@ mod tests {
                 assert_eq!(num_blocks(ndv, fpp), up.num_blocks(), "ndv {ndv} fpp {fpp}");
             }
         }
+    }
+
+    #[test]
+    fn byte_arrays_match_parquet() {
+        let mut rng = StdRng::seed_from_u64(4);
+        let props = BloomFilterProperties::default();
+        let fpp = crate::compat::bloom_filter_fpp_ndv(&props).0;
+        let values: Vec<Vec<u8>> = (0..700)
+            .map(|i| (0..i % 37).map(|_| rng.random()).collect())
+            .collect();
+        let mut ours = BloomFilter::try_new(&props).unwrap();
+        let mut up = Sbbf::new_with_ndv_fpp(1000, fpp).unwrap();
+        ours.blocks = up.num_blocks();
+        ours.insert_each(values.iter().map(Vec::as_slice));
+        for v in &values {
+            up.insert(v.as_slice());
+        }
+        up.fold_to_target_fpp(fpp);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        ours.finish().write(&mut a).unwrap();
+        up.write(&mut b).unwrap();
+        assert_eq!(a, b);
     }
 
     #[test]
