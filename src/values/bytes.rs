@@ -19,7 +19,6 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, DictionaryArray};
 use arrow_buffer::Buffer;
-use arrow_buffer::bit_iterator::BitIndexIterator;
 use arrow_schema::DataType;
 use parquet::errors::{ParquetError, Result};
 
@@ -331,77 +330,9 @@ impl<'a> DictionaryKeys<'a> {
     }
 }
 
-/// The positions of a leaf that one mini-batch writes, in order.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Picks<'a> {
-    /// Every position in `[start, end)`.
-    Range(usize, usize),
-    /// The positions `offset + j` for the set bits `j` of `bits` from
-    /// `bit_offset` on, among `len`; `count` of them are set.
-    Bitmap {
-        /// The validity bits.
-        bits: &'a [u8],
-        /// The bit of position `offset`.
-        bit_offset: usize,
-        /// The first position.
-        offset: usize,
-        /// Number of positions looked at.
-        len: usize,
-        /// Number of set bits among them.
-        count: usize,
-    },
-    /// The listed positions (any order: list views).
-    Indices(&'a [usize]),
-}
+mod picks;
 
-impl Picks<'_> {
-    /// Number of positions picked.
-    #[inline]
-    pub(crate) fn count(&self) -> usize {
-        match *self {
-            Self::Range(start, end) => end - start,
-            Self::Bitmap { count, .. } => count,
-            Self::Indices(i) => i.len(),
-        }
-    }
-
-    /// The picks as one range, when they are consecutive positions.
-    #[inline]
-    pub(crate) fn as_range(&self) -> Option<(usize, usize)> {
-        match *self {
-            Self::Range(start, end) => Some((start, end)),
-            Self::Bitmap {
-                offset, len, count, ..
-            } if count == len => Some((offset, offset + len)),
-            Self::Bitmap { .. } => None,
-            Self::Indices(i) => {
-                let start = *i.first()?;
-                let run = i.windows(2).all(|w| w[1] == w[0] + 1);
-                run.then(|| (start, start + i.len()))
-            }
-        }
-    }
-
-    /// Calls `f` with every position, in order.
-    #[inline(always)]
-    pub(crate) fn for_each(&self, mut f: impl FnMut(usize)) {
-        match *self {
-            Self::Range(start, end) => (start..end).for_each(f),
-            Self::Bitmap { count: 0, .. } => {}
-            Self::Bitmap {
-                offset, len, count, ..
-            } if count == len => (offset..offset + len).for_each(f),
-            Self::Bitmap {
-                bits,
-                bit_offset,
-                offset,
-                len,
-                ..
-            } => BitIndexIterator::new(bits, bit_offset, len).for_each(|j| f(offset + j)),
-            Self::Indices(i) => i.iter().for_each(|&i| f(i)),
-        }
-    }
-}
+pub(crate) use picks::{ByteSource, Picks, PicksIter};
 
 #[cfg(test)]
 mod tests;

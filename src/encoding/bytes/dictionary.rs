@@ -128,11 +128,11 @@ impl ByteDictionary {
         &self.page[e.start..e.start + e.len as usize]
     }
 
-    /// Calls `f` with every entry's bytes, in key order.
-    pub(crate) fn for_each_entry(&self, mut f: impl FnMut(&[u8])) {
-        for e in &self.entries {
-            f(&self.page[e.start..e.start + e.len as usize]);
-        }
+    /// Every entry's bytes, in key order.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &[u8]> {
+        self.entries
+            .iter()
+            .map(|e| &self.page[e.start..e.start + e.len as usize])
     }
 
     /// The dictionary page body and its number of entries.

@@ -56,8 +56,7 @@ fn interns_in_first_seen_order() {
             page.extend_from_slice(e);
         }
         assert_eq!(d.encoded_size(), page.len());
-        let mut visited = Vec::new();
-        d.for_each_entry(|e| visited.push(e.to_vec()));
+        let visited: Vec<Vec<u8>> = d.entries().map(<[u8]>::to_vec).collect();
         assert_eq!(visited, entries);
         assert_eq!(d.into_page(), (page, entries.len()));
     }
