@@ -169,6 +169,41 @@ impl<'a> ByteValues<'a> {
         }
     }
 
+    /// How many of the values at `picks` a mini-batch window takes when
+    /// their PLAIN size (4 + length each) may reach `budget`: one more than
+    /// the number before the running size first exceeds it, or all of them.
+    ///
+    /// As `parquet` counts it: for offsets, when the byte span from the
+    /// first to the last position (nulls between them included) fits, all
+    /// of them fit (for positions out of order, as a list view's, that span
+    /// is what it checks); for views, when every value as long as the
+    /// largest data buffer would fit.
+    pub(crate) fn count_within_budget(&self, picks: &Picks<'_>, budget: usize) -> usize {
+        let n = picks.count();
+        let span = match (self, picks) {
+            (Self::Views { .. }, _) => self.max_view_len().map(|m| m.saturating_mul(n)),
+            (_, Picks::Indices([first, .., last])) if last >= first => {
+                Some(self.bytes_in(*first, *last + 1))
+            }
+            (_, Picks::Indices([one])) => Some(self.value_len(*one)),
+            _ => picks.as_range().map(|(s, e)| self.bytes_in(s, e)),
+        };
+        if span.is_some_and(|b| b.saturating_add(n.saturating_mul(4)) <= budget) {
+            return n;
+        }
+        let mut total = 0usize;
+        let mut taken = 0;
+        let mut over = false;
+        picks.for_each(|i| {
+            if !over {
+                taken += 1;
+                total = total.saturating_add(self.value_len(i) + 4);
+                over = total > budget;
+            }
+        });
+        taken
+    }
+
     /// Checks that every value lies inside its buffer (an array built
     /// without Arrow's checks might not), so that reading one cannot fail.
     pub(crate) fn check(&self) -> Result<()> {

@@ -180,3 +180,78 @@ fn dictionary_keys_are_gathered_and_checked() {
         assert_eq!(out, [1, 0], "{t}");
     }
 }
+
+/// `parquet`'s rule, spelled out: the exact running count, except that a
+/// span (offsets) or bound (views) that fits takes everything.
+fn budget_oracle(array: &dyn Array, positions: &[usize], budget: usize) -> usize {
+    let lens: Vec<usize> = positions
+        .iter()
+        .map(|&i| arrow_value(array, i).len())
+        .collect();
+    let n = positions.len();
+    let quick = match array.data_type() {
+        DataType::Utf8View | DataType::BinaryView => {
+            let buffers = match array.data_type() {
+                DataType::Utf8View => array.as_string_view().data_buffers().to_vec(),
+                _ => array.as_binary_view().data_buffers().to_vec(),
+            };
+            let max = buffers.iter().map(|b| b.len()).max().unwrap_or(0).max(12);
+            Some(n * (max + 4))
+        }
+        _ => match positions {
+            [first, .., last] if last >= first => {
+                let span: usize = (*first..=*last).map(|i| arrow_value(array, i).len()).sum();
+                Some(span + 4 * n)
+            }
+            [one] => Some(arrow_value(array, *one).len() + 4),
+            _ => None,
+        },
+    };
+    if quick.is_some_and(|q| q <= budget) {
+        return n;
+    }
+    let mut total = 0;
+    for (k, len) in lens.iter().enumerate() {
+        total += len + 4;
+        if total > budget {
+            return k + 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn budget_windows_count_as_parquet_counts() {
+    let values = strings();
+    for array in layouts(&values) {
+        let v = ByteValues::of(array.as_ref()).unwrap();
+        let sorted: Vec<usize> = (0..200).filter(|i| i % 7 != 0).collect();
+        let shuffled: Vec<usize> = (0..200).map(|i| (i * 37 + 11) % 200).collect();
+        // Out of order with the span from first to last covering few values.
+        let backwards: Vec<usize> = vec![60, 3, 150, 199, 2, 61];
+        for positions in [
+            &sorted[..],
+            &shuffled[..],
+            &backwards[..],
+            &[5][..],
+            &[][..],
+        ] {
+            for budget in [0, 3, 4, 10, 64, 200, 700, 1500, 3000, 100_000] {
+                assert_eq!(
+                    v.count_within_budget(&Picks::Indices(positions), budget),
+                    budget_oracle(array.as_ref(), positions, budget),
+                    "{} budget {budget} {positions:?}",
+                    array.data_type()
+                );
+            }
+        }
+        for budget in [0, 50, 500, 5000] {
+            let picks = Picks::Range(10, 150);
+            let positions: Vec<usize> = (10..150).collect();
+            assert_eq!(
+                v.count_within_budget(&picks, budget),
+                budget_oracle(array.as_ref(), &positions, budget)
+            );
+        }
+    }
+}
