@@ -19,12 +19,14 @@ use crate::cpu::prefetch;
 use crate::encoding::rle::{RleEncoder, max_buffer_size, num_required_bits};
 use crate::values::bytes::{ByteValues, Picks};
 
-/// One distinct value: where its bytes are in the page, and its hash.
+/// One distinct value: where its bytes are in the page, its hash, and (a
+/// value of at most 16 bytes) the words that identify it.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     start: usize,
     len: u32,
     hash: u32,
+    short: Short,
 }
 
 /// Tables up to this many slots (128 KiB) are kept at most an eighth full
@@ -227,12 +229,9 @@ impl ByteDictionary {
             }
             if (slot ^ hash) & !low == 0 {
                 let key = (slot & low) - 1;
-                let e = self.entries[key as usize];
-                if e.len as usize == n {
-                    let stored = &self.page[e.start..e.start + n];
-                    if short(stored) == Some(s) {
-                        return key;
-                    }
+                let e = &self.entries[key as usize];
+                if e.len as usize == n && e.short == s {
+                    return key;
                 }
             }
             pos = (pos + 1) & mask;
@@ -278,6 +277,7 @@ impl ByteDictionary {
             start,
             len: value.len() as u32,
             hash,
+            short: short(value).unwrap_or(Short(0, 0)),
         });
         key
     }
