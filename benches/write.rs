@@ -44,6 +44,7 @@
 //! cargo bench --bench write -- 'nested/'
 //! cargo bench --bench write -- 'accounting/'               # MemoryListener overhead
 //! cargo bench --bench write -- 'threads/'                  # with_threads(1) vs with_threads(2)
+//! cargo bench --bench write -- 'tables/'                   # string and binary tables (64 batches)
 //! cargo bench --bench write -- 'block_cache/'              # with the page-block cache...
 //! PARQUET_FLBA_BLOCK_CACHE_LIMIT=0 cargo bench --bench write -- 'block_cache/'  # ...and without
 //! ```
@@ -353,6 +354,26 @@ fn bench_threads(c: &mut Criterion) {
     }
 }
 
+/// The string and binary tables (issue 39): 2,097,152 rows in 64 batches,
+/// at the default configuration and with zstd (`tables/<table>/<config>`).
+fn bench_string_tables(c: &mut Criterion) {
+    use workloads::strings::{STRING_TABLES, TABLE_BATCHES, TABLE_ROWS};
+    for table in &STRING_TABLES {
+        let batches = table.build(TABLE_ROWS, TABLE_BATCHES);
+        let bytes: u64 = batches.iter().map(value_bytes).sum();
+        let mut sink = Vec::with_capacity(sink_capacity(bytes));
+        for config_name in ["default", "zstd"] {
+            let props = config(config_name).expect("known configuration");
+            let mut group = c.benchmark_group(format!("tables/{}/{config_name}", table.name));
+            group
+                .throughput(Throughput::Bytes(bytes))
+                .sampling_mode(SamplingMode::Flat);
+            bench_both_writers(&mut group, &mut sink, &batches, &props);
+            group.finish();
+        }
+    }
+}
+
 /// Defaults for a small noisy machine; command-line flags override them.
 /// Applies `PARQUET_FLBA_BLOCK_CACHE_LIMIT` (see the module docs).
 fn criterion_config() -> Criterion {
@@ -370,14 +391,14 @@ fn criterion_config() -> Criterion {
 
 mod harness {
     use super::{
-        bench_accounting, bench_block_cache, bench_nested, bench_setup, bench_threads,
-        bench_workloads, criterion_config,
+        bench_accounting, bench_block_cache, bench_nested, bench_setup, bench_string_tables,
+        bench_threads, bench_workloads, criterion_config,
     };
     criterion::criterion_group! {
         name = benches;
         config = criterion_config();
         targets = bench_workloads, bench_nested, bench_setup, bench_accounting, bench_block_cache,
-            bench_threads
+            bench_threads, bench_string_tables
     }
 }
 criterion_main!(harness::benches);

@@ -25,6 +25,7 @@
 #![allow(dead_code)]
 
 pub mod alloc_counter;
+pub mod strings;
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -788,6 +789,13 @@ pub fn array_value_bytes(array: &dyn Array) -> u64 {
             array_value_bytes(array.as_fixed_size_list().values().as_ref())
         }
         DataType::Map(_, _) => array_value_bytes(array.as_map().entries()),
+        DataType::Dictionary(_, _) => {
+            let dict = array.as_any_dictionary();
+            match arrow_select::take::take(dict.values().as_ref(), dict.keys(), None) {
+                Ok(values) => array_value_bytes(values.as_ref()),
+                Err(_) => array.get_buffer_memory_size() as u64,
+            }
+        }
         dt => match dt.primitive_width() {
             Some(w) => valid * w as u64,
             None => array.get_buffer_memory_size() as u64,
