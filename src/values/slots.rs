@@ -55,12 +55,6 @@ impl<'a> Slots<'a> {
         self.data
     }
 
-    /// Where each value ends.
-    #[inline]
-    pub(crate) fn shape(&self) -> Shape {
-        self.shape
-    }
-
     /// Bytes per value, if every value has the same width.
     #[inline]
     pub(crate) fn fixed_width(&self) -> Option<usize> {
@@ -101,7 +95,6 @@ mod tests {
             [&[1, 2][..], &[3, 4], &[5, 6]]
         );
         assert_eq!(s.fixed_width(), Some(2));
-        assert_eq!(s.shape(), Shape::Fixed(2));
         assert_eq!(s.data().len(), 7);
         let empty = Slots::fixed(&[1, 2], 0);
         assert!(empty.is_empty());
