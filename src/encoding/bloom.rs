@@ -12,6 +12,7 @@
 //! filter does.
 
 use crate::cpu::prefetch;
+use crate::values::Slots;
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::BloomFilterProperties;
@@ -57,25 +58,27 @@ fn insert_hash(words: &mut [[u32; 8]], hash: u64) {
 /// misses.
 const GROUP: usize = 16;
 
-/// Hashes each `width`-byte value and inserts it with `insert`.
+/// Hashes each value and inserts it with `insert`.
 #[inline(always)]
 fn insert_all_with(
     words: &mut [[u32; 8]],
-    values: &[u8],
-    width: usize,
+    values: Slots<'_>,
     insert: impl Fn(&mut [[u32; 8]], u64),
 ) {
     // Common widths get their own copy, where the hash's length is a
     // constant.
     macro_rules! fixed {
-        ($($w:literal)*) => {
-            match width {
-                $($w => insert_grouped(words, values.as_chunks::<$w>().0.iter().map(|v| &v[..]), &insert),)*
-                _ => insert_grouped(words, values.chunks_exact(width), &insert),
+        ($data:expr, $width:expr, $($w:literal)*) => {
+            match $width {
+                $($w => insert_grouped(words, $data.as_chunks::<$w>().0.iter().map(|v| &v[..]), &insert),)*
+                _ => insert_grouped(words, values.iter(), &insert),
             }
         };
     }
-    fixed!(1 2 4 8 12 16 32);
+    match values.fixed_width() {
+        Some(width) => fixed!(values.data(), width, 1 2 4 8 12 16 32),
+        None => insert_grouped(words, values.iter(), &insert),
+    }
 }
 
 /// Inserts `values` with `insert`, a group of [`GROUP`] at a time: the
@@ -109,9 +112,9 @@ fn insert_grouped<'a>(
 /// products, shifts and ORs at once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn insert_all_avx2(words: &mut [[u32; 8]], values: &[u8], width: usize) {
+unsafe fn insert_all_avx2(words: &mut [[u32; 8]], values: Slots<'_>) {
     use std::arch::x86_64::*;
-    insert_all_with(words, values, width, |words, hash| {
+    insert_all_with(words, values, |words, hash| {
         let block = &mut words[block_index(hash, words.len())];
         // SAFETY: AVX2 is enabled for this function; the loads and stores
         // are unaligned and cover exactly the 32 bytes of `block` and `SALT`.
@@ -171,9 +174,9 @@ impl BloomFilter {
         })
     }
 
-    /// Inserts each `width`-byte value of `values`.
-    pub(crate) fn insert_all(&mut self, values: &[u8], width: usize) -> Result<()> {
-        if values.is_empty() || width == 0 {
+    /// Inserts each of `values`.
+    pub(crate) fn insert_all(&mut self, values: Slots<'_>) -> Result<()> {
+        if values.is_empty() {
             return Ok(());
         }
         if self.words.is_empty() {
@@ -182,10 +185,10 @@ impl BloomFilter {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is available, as just checked.
-            unsafe { insert_all_avx2(&mut self.words, values, width) };
+            unsafe { insert_all_avx2(&mut self.words, values) };
             return Ok(());
         }
-        insert_all_with(&mut self.words, values, width, insert_hash);
+        insert_all_with(&mut self.words, values, insert_hash);
         Ok(())
     }
 
@@ -289,9 +292,9 @@ mod tests {
             ours.blocks = up.num_blocks();
             scalar.blocks = up.num_blocks();
             let values: Vec<u8> = (0..width * 500).map(|_| rng.random()).collect();
-            ours.insert_all(&values, width).unwrap();
+            ours.insert_all(Slots::fixed(&values, width)).unwrap();
             scalar.words = vec![[0; 8]; scalar.blocks];
-            insert_all_with(&mut scalar.words, &values, width, insert_hash);
+            insert_all_with(&mut scalar.words, Slots::fixed(&values, width), insert_hash);
             assert_eq!(ours.words, scalar.words);
             for v in values.chunks_exact(width) {
                 up.insert(v);

@@ -5,8 +5,10 @@
 use super::block::PageBlock;
 use super::delta::{DeltaBinaryPacked, DeltaByteArray};
 use crate::compat::DeltaOptions;
+use crate::values::Slots;
 use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::WriterVersion;
 
 /// The encoder used when there is no dictionary, or after it falls back.
 #[derive(Debug)]
@@ -25,6 +27,23 @@ pub(crate) enum Fallback {
 }
 
 impl Fallback {
+    /// The encoding a column of `physical` type falls back to (or has,
+    /// without a dictionary) when the properties name none, as `parquet`
+    /// picks it per writer version.
+    pub(crate) fn default_encoding(physical: PhysicalType, version: WriterVersion) -> Encoding {
+        match (version, physical) {
+            (WriterVersion::PARQUET_1_0, _) => Encoding::PLAIN,
+            (_, PhysicalType::BOOLEAN) => Encoding::RLE,
+            (_, PhysicalType::INT32 | PhysicalType::INT64) => Encoding::DELTA_BINARY_PACKED,
+            (_, PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY) => {
+                Encoding::DELTA_BYTE_ARRAY
+            }
+            (_, PhysicalType::FLOAT | PhysicalType::DOUBLE | PhysicalType::INT96) => {
+                Encoding::PLAIN
+            }
+        }
+    }
+
     /// The encoder for `encoding` of a `physical` column of `width`-byte
     /// values, or an error for an encoding such a column cannot use.
     pub(crate) fn try_new(
@@ -74,8 +93,9 @@ impl Fallback {
         }
     }
 
-    /// Encodes `values` (`width` bytes each).
-    pub(crate) fn put(&mut self, values: &[u8]) {
+    /// Encodes `values` (of the column's width).
+    pub(crate) fn put(&mut self, values: Slots<'_>) {
+        let values = values.data();
         match self {
             Self::DeltaByteArray(enc) => enc.put(values),
             Self::DeltaInt32(enc) => enc.put_le(values),
@@ -167,7 +187,7 @@ mod tests {
                 VariableWidthByteStreamSplitEncoder::<FixedLenByteArrayType>::new(width as i32);
             up.put(&flba).unwrap();
             let mut ours = Fallback::ByteStreamSplit(Vec::new());
-            ours.put(&values);
+            ours.put(Slots::fixed(&values, width));
             let mut out = Vec::new();
             ours.finish_into(width, &mut out);
             assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "width {width}");

@@ -10,9 +10,9 @@
 //! * [`rle`]: the RLE / bit-packing hybrid, for levels and dictionary indices
 //!   ([`bitpack`]: bit packing and varints).
 //!
-//! Every encoder takes values as one contiguous byte slice, `width` bytes per
-//! value, already in their Parquet form. No value is ever boxed or allocated
-//! on its own.
+//! Every stage takes values as [`Slots`](crate::values::Slots): contiguous
+//! bytes already in their Parquet form, and where each value ends (a fixed
+//! width). No value is ever boxed or allocated on its own.
 
 pub(crate) mod bitpack;
 pub(crate) mod block;

@@ -7,7 +7,7 @@ use super::FlatLeaf;
 use super::view::{LevelView, NestedLevels};
 use crate::arrays::{expand_dictionary, expand_run_end_encoded};
 use crate::levels::LeafLevels;
-use crate::values::{FlbaKind, NativeValues, decimal_precision};
+use crate::values::{LeafKind, NativeValues, decimal_precision};
 use arrow_array::{Array, ArrayRef};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
@@ -23,7 +23,7 @@ pub(super) struct Resolved {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LeafShape {
     /// The Arrow type of the leaf's values.
-    pub(crate) kind: FlbaKind,
+    pub(crate) kind: LeafKind,
     /// The column's FIXED_LEN_BYTE_ARRAY width.
     pub(crate) width: usize,
     /// The column's maximum definition level (0: required).

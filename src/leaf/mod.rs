@@ -27,7 +27,7 @@ use crate::compat::PageStore;
 use crate::levels::LeafLevels;
 use crate::page::PageBuilder;
 use crate::pool::PageHelpers;
-use crate::values::{FlbaKind, NativeValues};
+use crate::values::{LeafKind, NativeValues};
 use arrow_array::ArrayRef;
 use arrow_schema::FieldRef;
 use distinct::DistinctValues;
@@ -56,7 +56,7 @@ pub(crate) fn flat_leaf(field: &FieldRef, array: &ArrayRef) -> FlatLeaf {
 
 /// Writes the column chunk of one FLBA leaf.
 pub(crate) struct FlbaColumnWriter {
-    kind: FlbaKind,
+    kind: LeafKind,
     width: usize,
     builder: PageBuilder,
     distinct: DistinctValues,
@@ -82,15 +82,15 @@ impl FlbaColumnWriter {
     pub(crate) fn try_new(
         descr: ColumnDescPtr,
         props: &WriterProperties,
-        kind: FlbaKind,
+        kind: LeafKind,
         store: Option<Box<dyn PageStore>>,
         helpers: Option<PageHelpers>,
         cache_blocks: bool,
     ) -> Result<Self> {
-        let width = crate::values::parquet_width(&descr);
+        let width = crate::values::value_width(&descr).unwrap_or(0);
         let repeated_ancestor_def_level = descr.repeated_ancestor_def_level();
         let sink = PageSink::new(store, cache_blocks);
-        let builder = PageBuilder::try_new(descr, props, kind.order(width), sink, helpers)?;
+        let builder = PageBuilder::try_new(descr, props, sink, helpers)?;
         Ok(Self {
             kind,
             width,

@@ -62,7 +62,7 @@ impl PageIndexes {
         (rep, def): (Option<LevelHistogram>, Option<LevelHistogram>),
     ) {
         let null_page = page.rows as u64 == page.nulls;
-        let nan_count = (compat::NAN_COUNTS && s.float16).then(|| nans.unwrap_or(0) as i64);
+        let nan_count = (compat::NAN_COUNTS && s.floating).then(|| nans.unwrap_or(0) as i64);
         if self.column_index.valid() {
             let nulls = page.nulls as i64;
             match min_max.and_then(|m| m.min().zip(m.max())) {

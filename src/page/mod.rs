@@ -84,15 +84,16 @@ impl std::fmt::Debug for PageBuilder {
 }
 
 impl PageBuilder {
-    /// A builder for `descr`'s chunk, values ordered by `order`, pages into
-    /// `sink`; compressed on `helpers`' threads if given (and compressed).
+    /// A builder for `descr`'s chunk (values ordered as `parquet` orders
+    /// that column's), pages into `sink`; compressed on `helpers`' threads
+    /// if given (and compressed).
     pub(crate) fn try_new(
         descr: ColumnDescPtr,
         props: &WriterProperties,
-        order: ValueOrder,
         sink: PageSink,
         helpers: Option<PageHelpers>,
     ) -> Result<Self> {
+        let order = ValueOrder::of(&descr);
         let s = ColumnSettings::resolve(&descr, props, order);
         Ok(Self {
             encoder: ColumnEncoder::try_new(&descr, props, order)?,
@@ -196,7 +197,7 @@ impl PageBuilder {
     /// values in `levels` levels take, with `headroom` in front of each page
     /// and `cuts` pages cut besides those the page limits cut.
     fn page_bytes(&self, values: usize, levels: usize, cuts: usize, headroom: usize) -> usize {
-        let bytes = values.saturating_mul(self.s.width);
+        let bytes = values.saturating_mul(self.s.width.unwrap_or(0));
         let pages = (bytes / self.s.data_page_size_limit.max(1))
             .saturating_add(levels / self.s.data_page_row_count_limit.max(1))
             .saturating_add(cuts)
@@ -234,8 +235,11 @@ impl PageBuilder {
         if num_values > 0 {
             let headroom = self.page_headroom();
             self.output.set_block_hint(self.block_hint(headroom));
-            self.output
-                .supply_block(&mut self.encoder, headroom, num_values * self.s.width)?;
+            self.output.supply_block(
+                &mut self.encoder,
+                headroom,
+                num_values * self.s.width.unwrap_or(0),
+            )?;
             self.encoder.write(values)?;
             self.expected.values = self.expected.values.saturating_sub(num_values);
             self.ceiling = self.ceiling.map(|c| c.saturating_sub(num_values));
@@ -271,9 +275,10 @@ impl PageBuilder {
     fn page_headroom(&self) -> usize {
         let s = &self.s;
         let stats = if s.page_header_statistics {
+            let width = s.width.unwrap_or(0);
             let len = match (s.truncatable, s.statistics_truncate_length) {
-                (true, Some(l)) => s.width.min(l),
-                _ => s.width,
+                (true, Some(l)) => width.min(l),
+                _ => width,
             };
             2 * len + 48
         } else {

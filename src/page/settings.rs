@@ -10,10 +10,10 @@ use parquet::schema::types::ColumnDescPtr;
 /// Per-column settings, resolved once from the `WriterProperties`.
 #[derive(Debug, Clone)]
 pub(crate) struct ColumnSettings {
-    /// Bytes per value.
-    pub width: usize,
-    /// The physical type: FIXED_LEN_BYTE_ARRAY, or INT32 / INT64 for
-    /// decimals of precision up to 18.
+    /// Bytes per value in Parquet form; None where values vary in width
+    /// (BYTE_ARRAY).
+    pub width: Option<usize>,
+    /// The physical type.
     pub physical: PhysicalType,
     /// How values are ordered for statistics.
     pub order: ValueOrder,
@@ -26,8 +26,8 @@ pub(crate) struct ColumnSettings {
     pub signed: bool,
     /// Binary statistics may be truncated (not decimal, not Float16).
     pub truncatable: bool,
-    /// Float16 column: NaNs are counted.
-    pub float16: bool,
+    /// Floating-point values (FLOAT, DOUBLE, Float16): NaNs are counted.
+    pub floating: bool,
     /// Data page version.
     pub version: WriterVersion,
     /// Page compression.
@@ -70,7 +70,7 @@ impl ColumnSettings {
             || matches!(descr.logical_type_ref(), Some(LogicalType::Decimal { .. }));
         let float16 = matches!(descr.logical_type_ref(), Some(LogicalType::Float16));
         Self {
-            width: crate::values::parquet_width(descr),
+            width: crate::values::value_width(descr),
             physical: descr.physical_type(),
             order,
             max_def: descr.max_def_level(),
@@ -79,7 +79,7 @@ impl ColumnSettings {
             truncatable: descr.physical_type() == PhysicalType::FIXED_LEN_BYTE_ARRAY
                 && !is_decimal
                 && !float16,
-            float16,
+            floating: order == ValueOrder::Float,
             version: props.writer_version(),
             compression: props.compression(path),
             statistics: props.statistics_enabled(path),

@@ -1,7 +1,7 @@
 //! Conversion of Arrow values to their Parquet bytes, a contiguous run at a
 //! time, written straight into a caller's buffer.
 
-use super::{Extremes, FlbaKind, NativeValues};
+use super::{Extremes, LeafKind, NativeValues};
 use crate::cpu::prefetch;
 use arrow_buffer::bit_chunk_iterator::BitChunks;
 use arrow_buffer::bit_iterator::BitIndexIterator;
@@ -91,29 +91,29 @@ impl NativeValues<'_> {
             };
         }
         match self.kind {
-            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {
+            LeafKind::FixedSizeBinary | LeafKind::Float16 => {
                 copy_values(src, at, self.native_width, out)
             }
             // Stored as INT32 / INT64 above.
-            FlbaKind::Decimal32 | FlbaKind::Decimal64 => {
+            LeafKind::Decimal32 | LeafKind::Decimal64 => {
                 unreachable!("{:?} of width {}", self.kind, self.width)
             }
-            FlbaKind::Decimal128 => {
+            LeafKind::Decimal128 => {
                 let natives = src.as_chunks::<16>().0;
                 by_width!(convert_d128, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
             }
-            FlbaKind::Decimal256 => {
+            LeafKind::Decimal256 => {
                 let natives = src.as_chunks::<32>().0;
                 by_width!(convert_d256, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
             }
-            FlbaKind::IntervalYearMonth => {
+            LeafKind::IntervalYearMonth => {
                 append_converted(out, src.as_chunks::<4>().0, at, |v| {
                     let mut b = [0u8; 12];
                     b[..4].copy_from_slice(v);
                     b
                 });
             }
-            FlbaKind::IntervalDayTime => {
+            LeafKind::IntervalDayTime => {
                 append_converted(out, src.as_chunks::<8>().0, at, |v| {
                     let mut b = [0u8; 12];
                     b[4..].copy_from_slice(v);
@@ -127,7 +127,7 @@ impl NativeValues<'_> {
     /// big-endian decimals (little-endian integers are cheaper to scan
     /// once converted).
     pub(crate) fn tracks_extremes(&self) -> bool {
-        matches!(self.kind, FlbaKind::Decimal128 | FlbaKind::Decimal256)
+        matches!(self.kind, LeafKind::Decimal128 | LeafKind::Decimal256)
             && !self.kind.stored_as_int(self.width)
     }
 }

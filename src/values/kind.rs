@@ -1,18 +1,19 @@
-//! The kinds of leaf this crate writes ([`FlbaKind`]), by Arrow type, and
-//! what each kind implies: Arrow width, Parquet storage, statistics order.
+//! The kinds of leaf this crate writes ([`LeafKind`]), by Arrow type, and
+//! what each kind implies: how its Arrow values are laid out, how it is
+//! stored in Parquet.
 
-use super::ValueOrder;
 use arrow_schema::{DataType, IntervalUnit};
 
-/// The kind of a leaf this crate writes, by its Arrow type. Public as
-/// [`LeafKind`](crate::LeafKind) in the column plan.
+/// The kind of a leaf this crate writes, by its Arrow type; public in the
+/// column plan ([`LeafPlan::kind`](crate::LeafPlan::kind)). New kinds are
+/// added as the fast path grows (the enum is `#[non_exhaustive]`).
 ///
 /// A decimal's Parquet storage follows its precision, as `parquet`'s schema
 /// converter decides it: INT32 up to 9 digits, INT64 up to 18,
 /// FIXED_LEN_BYTE_ARRAY above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum FlbaKind {
+pub enum LeafKind {
     /// `FixedSizeBinary(n)` with `n > 0` (UUIDs, hashes, ...).
     FixedSizeBinary,
     /// `Decimal32(p, s)` (INT32).
@@ -31,9 +32,9 @@ pub enum FlbaKind {
     IntervalDayTime,
 }
 
-impl FlbaKind {
+impl LeafKind {
     /// The kind of an Arrow leaf type, whether or not the fast path can take
-    /// it (a `Decimal128(9, 2)` is a [`FlbaKind::Decimal128`] stored as
+    /// it (a `Decimal128(9, 2)` is a [`LeafKind::Decimal128`] stored as
     /// INT32).
     pub(crate) fn of(data_type: &DataType) -> Option<Self> {
         Some(match data_type {
@@ -63,17 +64,19 @@ impl FlbaKind {
         }
     }
 
-    /// Bytes per value in the Arrow buffer.
-    pub(crate) fn native_width(self, width: usize) -> usize {
+    /// How values of this kind are laid out in their Arrow array, for a
+    /// column of Parquet width `width` (which only a `FixedSizeBinary`
+    /// needs).
+    pub(crate) fn layout(self, width: usize) -> Layout {
         match self {
-            Self::FixedSizeBinary => width,
-            Self::Decimal32 => 4,
-            Self::Decimal64 => 8,
-            Self::Decimal128 => 16,
-            Self::Decimal256 => 32,
-            Self::Float16 => 2,
-            Self::IntervalYearMonth => 4,
-            Self::IntervalDayTime => 8,
+            Self::FixedSizeBinary => Layout::Fixed(width),
+            Self::Decimal32 => Layout::Fixed(4),
+            Self::Decimal64 => Layout::Fixed(8),
+            Self::Decimal128 => Layout::Fixed(16),
+            Self::Decimal256 => Layout::Fixed(32),
+            Self::Float16 => Layout::Fixed(2),
+            Self::IntervalYearMonth => Layout::Fixed(4),
+            Self::IntervalDayTime => Layout::Fixed(8),
         }
     }
 
@@ -93,17 +96,35 @@ impl FlbaKind {
     pub(crate) fn stored_as_int(self, width: usize) -> bool {
         self.is_decimal() && matches!(width, 4 | 8)
     }
+}
 
-    /// How the column's statistics order values of Parquet width `width`.
-    pub(crate) fn order(self, width: usize) -> ValueOrder {
+/// How the values of a kind sit in their Arrow array: what the value
+/// stage reads, and what content-defined chunking and distinct counts hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    dead_code,
+    reason = "the variable-width and bit layouts are filled in as their kinds join the fast path"
+)]
+pub(crate) enum Layout {
+    /// `n` bytes per value, back to back (primitive and fixed-size binary
+    /// arrays).
+    Fixed(usize),
+    /// One bit per value (`Boolean`).
+    Bits,
+    /// Contiguous bytes with 32-bit offsets (`Utf8`, `Binary`).
+    Offsets32,
+    /// Contiguous bytes with 64-bit offsets (`LargeUtf8`, `LargeBinary`).
+    Offsets64,
+    /// 16-byte views into data buffers (`Utf8View`, `BinaryView`).
+    Views,
+}
+
+impl Layout {
+    /// Bytes per value of a fixed layout.
+    pub(crate) fn fixed_width(self) -> Option<usize> {
         match self {
-            _ if self.stored_as_int(width) => ValueOrder::SignedLe,
-            Self::FixedSizeBinary => ValueOrder::Unsigned,
-            Self::Decimal32 | Self::Decimal64 | Self::Decimal128 | Self::Decimal256 => {
-                ValueOrder::Signed
-            }
-            Self::Float16 => ValueOrder::Float16,
-            Self::IntervalYearMonth | Self::IntervalDayTime => ValueOrder::Undefined,
+            Self::Fixed(n) => Some(n),
+            _ => None,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! [`NativeValues`]: the values buffer of a leaf array, viewed as raw Arrow
 //! bytes, and the checks made on it before anything is written.
 
-use super::FlbaKind;
+use super::LeafKind;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type, Float16Type, IntervalDayTimeType,
@@ -14,7 +14,7 @@ use parquet::errors::{ParquetError, Result};
 /// The values buffer of a leaf array, viewed as raw native bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NativeValues<'a> {
-    pub(super) kind: FlbaKind,
+    pub(super) kind: LeafKind,
     /// Parquet width.
     pub(super) width: usize,
     pub(super) native_width: usize,
@@ -26,18 +26,18 @@ fn primitive_bytes<T: ArrowPrimitiveType>(array: &PrimitiveArray<T>) -> &[u8] {
 }
 
 /// The values buffer of `array`, which must be of `kind`.
-fn buffer_of(kind: FlbaKind, array: &dyn Array) -> Option<&[u8]> {
+fn buffer_of(kind: LeafKind, array: &dyn Array) -> Option<&[u8]> {
     Some(match kind {
-        FlbaKind::FixedSizeBinary => array.as_fixed_size_binary_opt()?.value_data(),
-        FlbaKind::Decimal32 => primitive_bytes(array.as_primitive_opt::<Decimal32Type>()?),
-        FlbaKind::Decimal64 => primitive_bytes(array.as_primitive_opt::<Decimal64Type>()?),
-        FlbaKind::Decimal128 => primitive_bytes(array.as_primitive_opt::<Decimal128Type>()?),
-        FlbaKind::Decimal256 => primitive_bytes(array.as_primitive_opt::<Decimal256Type>()?),
-        FlbaKind::Float16 => primitive_bytes(array.as_primitive_opt::<Float16Type>()?),
-        FlbaKind::IntervalYearMonth => {
+        LeafKind::FixedSizeBinary => array.as_fixed_size_binary_opt()?.value_data(),
+        LeafKind::Decimal32 => primitive_bytes(array.as_primitive_opt::<Decimal32Type>()?),
+        LeafKind::Decimal64 => primitive_bytes(array.as_primitive_opt::<Decimal64Type>()?),
+        LeafKind::Decimal128 => primitive_bytes(array.as_primitive_opt::<Decimal128Type>()?),
+        LeafKind::Decimal256 => primitive_bytes(array.as_primitive_opt::<Decimal256Type>()?),
+        LeafKind::Float16 => primitive_bytes(array.as_primitive_opt::<Float16Type>()?),
+        LeafKind::IntervalYearMonth => {
             primitive_bytes(array.as_primitive_opt::<IntervalYearMonthType>()?)
         }
-        FlbaKind::IntervalDayTime => {
+        LeafKind::IntervalDayTime => {
             primitive_bytes(array.as_primitive_opt::<IntervalDayTimeType>()?)
         }
     })
@@ -46,23 +46,23 @@ fn buffer_of(kind: FlbaKind, array: &dyn Array) -> Option<&[u8]> {
 /// Whether values of `kind` can be written with Parquet width `width`: a
 /// decimal as INT32 (4), INT64 (8) or FIXED_LEN_BYTE_ARRAY of 9 bytes or
 /// more (what precision ≥ 19 needs), so that the width alone says how it is
-/// stored ([`FlbaKind::stored_as_int`]).
-fn width_supported(kind: FlbaKind, width: usize) -> bool {
+/// stored ([`LeafKind::stored_as_int`]).
+fn width_supported(kind: LeafKind, width: usize) -> bool {
     match kind {
-        FlbaKind::FixedSizeBinary => true,
-        FlbaKind::Decimal32 => width == 4,
-        FlbaKind::Decimal64 => matches!(width, 4 | 8),
-        FlbaKind::Decimal128 => matches!(width, 4 | 8 | 9..=16),
-        FlbaKind::Decimal256 => matches!(width, 4 | 8 | 9..=32),
-        FlbaKind::Float16 => width == 2,
-        FlbaKind::IntervalYearMonth | FlbaKind::IntervalDayTime => width == 12,
+        LeafKind::FixedSizeBinary => true,
+        LeafKind::Decimal32 => width == 4,
+        LeafKind::Decimal64 => matches!(width, 4 | 8),
+        LeafKind::Decimal128 => matches!(width, 4 | 8 | 9..=16),
+        LeafKind::Decimal256 => matches!(width, 4 | 8 | 9..=32),
+        LeafKind::Float16 => width == 2,
+        LeafKind::IntervalYearMonth | LeafKind::IntervalDayTime => width == 12,
     }
 }
 
 impl<'a> NativeValues<'a> {
     /// Views `array` (which must be of `kind`, not a dictionary) with Parquet
     /// width `width`.
-    pub(crate) fn new(kind: FlbaKind, width: usize, array: &'a dyn Array) -> Result<Self> {
+    pub(crate) fn new(kind: LeafKind, width: usize, array: &'a dyn Array) -> Result<Self> {
         let type_error = || {
             ParquetError::ArrowError(format!(
                 "Incompatible type: expected an array of kind {kind:?} and width {width}, got {}",
@@ -74,7 +74,7 @@ impl<'a> NativeValues<'a> {
         if !width_supported(kind, width) || fsb_width.is_some_and(|w| w as usize != width) {
             return Err(type_error());
         }
-        let native_width = kind.native_width(width);
+        let native_width = kind.layout(width).fixed_width().ok_or_else(type_error)?;
         if bytes.len() < array.len() * native_width {
             return Err(ParquetError::General(format!(
                 "{} array buffer holds {} bytes, fewer than {} values need",
@@ -119,7 +119,7 @@ impl<'a> NativeValues<'a> {
     #[inline]
     pub(crate) fn borrow(&self, start: usize, end: usize) -> Option<&'a [u8]> {
         match self.kind {
-            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {}
+            LeafKind::FixedSizeBinary | LeafKind::Float16 => {}
             // Decimal32 as INT32, Decimal64 as INT64: the same little-endian bytes.
             k if k.stored_as_int(self.width) && self.width == self.native_width => {}
             _ => return None,
@@ -135,7 +135,7 @@ impl<'a> NativeValues<'a> {
         is_valid: impl Fn(usize) -> bool,
     ) -> Option<usize> {
         match self.kind {
-            FlbaKind::Decimal128 if self.width < 16 => {
+            LeafKind::Decimal128 if self.width < 16 => {
                 let shift = 8 * self.width as u32 - 1;
                 let (natives, _) = self.bytes[..len * 16].as_chunks::<16>();
                 // Fast scan over every slot; only if something is out of range
@@ -148,7 +148,7 @@ impl<'a> NativeValues<'a> {
                 }
                 (0..len).find(|&i| d128_unfit(&natives[i], shift) && is_valid(i))
             }
-            FlbaKind::Decimal64 if self.width < 8 => {
+            LeafKind::Decimal64 if self.width < 8 => {
                 let (natives, _) = self.bytes[..len * 8].as_chunks::<8>();
                 let unfit = |v: &[u8; 8]| {
                     let x = i64::from_le_bytes(*v);
@@ -159,7 +159,7 @@ impl<'a> NativeValues<'a> {
                 }
                 (0..len).find(|&i| unfit(&natives[i]) && is_valid(i))
             }
-            FlbaKind::Decimal256 if self.width < 32 => {
+            LeafKind::Decimal256 if self.width < 32 => {
                 (0..len).find(|&i| self.is_unfit_decimal(i) && is_valid(i))
             }
             _ => None,
@@ -194,11 +194,11 @@ impl<'a> NativeValues<'a> {
     pub(crate) fn format_decimal(&self, i: usize) -> String {
         let v = self.native(i);
         match self.kind {
-            FlbaKind::Decimal32 | FlbaKind::Decimal64 => super::order::le_int(v).to_string(),
-            FlbaKind::Decimal128 => v
+            LeafKind::Decimal32 | LeafKind::Decimal64 => super::order::le_int(v).to_string(),
+            LeafKind::Decimal128 => v
                 .try_into()
                 .map_or_else(|_| String::new(), |b| i128::from_le_bytes(b).to_string()),
-            FlbaKind::Decimal256 => v
+            LeafKind::Decimal256 => v
                 .try_into()
                 .map_or_else(|_| String::new(), |b| i256::from_le_bytes(b).to_string()),
             _ => String::new(),
