@@ -87,6 +87,15 @@ fn assert_plan(plan: &ColumnPlan, want: &[Want]) {
     );
 }
 
+/// A string or binary leaf: fast with parquet 60, parquet's own with 59
+/// and 58 (their byte-array writers are not followed).
+fn bytes(kind: LeafKind) -> Want {
+    match release::PARQUET_60 {
+        true => Want::Fast(kind),
+        false => Want::Parquet(Some(kind), ByteArrayOnThisRelease),
+    }
+}
+
 fn item(dt: DataType) -> Arc<Field> {
     Arc::new(Field::new("item", dt, true))
 }
@@ -134,7 +143,7 @@ fn flat_leaves() {
         Want::Fast(IntervalYearMonth),
         Want::Fast(IntervalDayTime),
         Want::Parquet(None, NotFixedLenByteArray),
-        Want::Parquet(None, NotFixedLenByteArray),
+        bytes(Utf8),
         Want::Fast(Decimal128),
         Want::Parquet(None, IntervalMonthDayNano),
         Want::Fast(Decimal32),
@@ -251,7 +260,7 @@ fn dictionary_and_run_end_encoded_leaves() {
     let mut want = vec![
         wrapped(FixedSizeBinary),
         wrapped(Decimal128),
-        Want::Parquet(None, NotFixedLenByteArray),
+        wrapped(Utf8),
         wrapped(Decimal128),
         wrapped(Decimal256),
     ];
@@ -299,7 +308,7 @@ fn cdc_leaves() {
         ("s", mixed_struct, true),
         (
             "m",
-            map_of(DataType::Utf8, DataType::FixedSizeBinary(4)),
+            map_of(DataType::Int64, DataType::FixedSizeBinary(4)),
             true,
         ),
     ]);
@@ -485,4 +494,66 @@ fn planned_paths_write_parquets_bytes() {
     let mut f = Failures::new();
     f.identical("plan/write", &schema, &batches, WriterProperties::default());
     f.finish();
+}
+
+/// Every string and binary layout, plain, in a dictionary, in a list and in
+/// a struct, is a fast leaf of its own kind (parquet 60); a binary with a
+/// logical type parquet's converter would not give it, or a string without
+/// one, is parquet's.
+#[test]
+fn byte_array_leaves() {
+    let dict = |v: DataType| DataType::Dictionary(Box::new(DataType::Int16), Box::new(v));
+    let schema = schema_of(&[
+        ("s", DataType::Utf8, true),
+        ("ls", DataType::LargeUtf8, false),
+        ("vs", DataType::Utf8View, true),
+        ("b", DataType::Binary, true),
+        ("lb", DataType::LargeBinary, false),
+        ("vb", DataType::BinaryView, true),
+        ("ds", dict(DataType::Utf8), true),
+        ("dvb", dict(DataType::BinaryView), true),
+        ("l", DataType::List(item(DataType::Utf8)), true),
+        (
+            "st",
+            DataType::Struct(Fields::from(vec![Field::new("x", DataType::Binary, true)])),
+            true,
+        ),
+    ]);
+    let wrapped = |kind| match !release::PARQUET_60 {
+        true => Want::Parquet(Some(kind), WrappedUnderParquet59),
+        false => Want::Fast(kind),
+    };
+    let want = [
+        bytes(Utf8),
+        bytes(LargeUtf8),
+        bytes(Utf8View),
+        bytes(Binary),
+        bytes(LargeBinary),
+        bytes(BinaryView),
+        wrapped(Utf8),
+        wrapped(BinaryView),
+        bytes(Utf8),
+        bytes(Binary),
+    ];
+    let plan = writer_plan(&schema, WriterProperties::default());
+    assert_plan(&plan, &want);
+    assert_eq!(plan, factory_plan(&schema, WriterProperties::default()));
+
+    // An explicit schema that makes a string plain binary, or a binary a
+    // string: the descriptor is not the converter's, the leaf is parquet's.
+    let two = schema_of(&[("s", DataType::Utf8, true), ("b", DataType::Binary, true)]);
+    let parquet = parse_message_type(
+        "message schema { OPTIONAL BYTE_ARRAY s; OPTIONAL BYTE_ARRAY b (STRING); }",
+    )
+    .unwrap();
+    let options =
+        ArrowWriterOptions::new().with_parquet_schema(SchemaDescriptor::new(Arc::new(parquet)));
+    let writer = ArrowWriter::try_new_with_options(Vec::new(), two, options).unwrap();
+    assert_plan(
+        writer.column_plan(),
+        &[
+            Want::Parquet(Some(Utf8), ParquetSchemaMismatch),
+            Want::Parquet(Some(Binary), ParquetSchemaMismatch),
+        ],
+    );
 }

@@ -5,7 +5,6 @@
 use super::PageIndexes;
 use parquet::basic::{ColumnOrder, LogicalType};
 use parquet::column::writer::ColumnCloseResult;
-use parquet::data_type::FixedLenByteArray;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::{ColumnIndexBuilder, ParquetMetaData, ParquetMetaDataBuilder};
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
@@ -20,6 +19,11 @@ use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 /// differs from 59.3.2 only in `SerializedFileWriter::new` refusing bloom
 /// filters on encrypted columns, which this crate gets from parquet itself.
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["59.3.2", "59.3.3"];
+
+/// String and binary leaves (BYTE_ARRAY) take the fast path: the release's
+/// byte-array writer is followed (otherwise they go to `parquet`,
+/// `DelegateReason::ByteArrayOnThisRelease`).
+pub(crate) const BYTE_ARRAYS_FAST: bool = false;
 
 /// D1: no dictionary for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0`
 /// (`has_dictionary_support`).
@@ -115,10 +119,10 @@ pub(crate) fn column_index_append(
 }
 
 /// `stats` unchanged (no NaN counts in 59).
-pub(crate) fn with_nan_count(
-    stats: ValueStatistics<FixedLenByteArray>,
+pub(crate) fn with_nan_count<T>(
+    stats: ValueStatistics<T>,
     _nans: Option<u64>,
-) -> ValueStatistics<FixedLenByteArray> {
+) -> ValueStatistics<T> {
     stats
 }
 

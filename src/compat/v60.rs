@@ -4,7 +4,6 @@
 use super::PageIndexes;
 use parquet::basic::{ColumnOrder, LogicalType};
 use parquet::column::writer::ColumnCloseResult;
-use parquet::data_type::FixedLenByteArray;
 use parquet::errors::Result;
 use parquet::file::metadata::page_index::{PageIndexBuilder, PageIndexProvider};
 use parquet::file::metadata::{ColumnIndexBuilder, ParquetMetaData, ParquetMetaDataBuilder};
@@ -19,6 +18,11 @@ use std::sync::Arc;
 /// for byte (their write paths are identical; `Cargo.toml` admits
 /// `>=60.1.0, <60.2`).
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["60.1.0"];
+
+/// String and binary leaves (BYTE_ARRAY) take the fast path: the release's
+/// byte-array writer is followed (otherwise they go to `parquet`,
+/// `DelegateReason::ByteArrayOnThisRelease`).
+pub(crate) const BYTE_ARRAYS_FAST: bool = true;
 
 /// D1: FIXED_LEN_BYTE_ARRAY columns get a dictionary under `PARQUET_1_0`.
 pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = true;
@@ -109,10 +113,10 @@ pub(crate) fn column_index_append(
 }
 
 /// `stats` with its NaN count (D4).
-pub(crate) fn with_nan_count(
-    stats: ValueStatistics<FixedLenByteArray>,
+pub(crate) fn with_nan_count<T>(
+    stats: ValueStatistics<T>,
     nans: Option<u64>,
-) -> ValueStatistics<FixedLenByteArray> {
+) -> ValueStatistics<T> {
     stats.with_nan_count(nans)
 }
 

@@ -35,6 +35,9 @@ pub(crate) struct DataPageValues<'a> {
     /// NaNs seen by the statistics (floating-point columns), if any were
     /// gathered.
     pub nan_count: Option<u64>,
+    /// The total length of the page's values, for byte arrays
+    /// (`unencoded_byte_array_data_bytes`).
+    pub variable_length_bytes: Option<i64>,
 }
 
 /// Where a flushed page's encoded values are.
@@ -343,6 +346,7 @@ impl ColumnEncoder {
             bytes,
             min_max,
             nan_count,
+            variable_length_bytes: None,
         })
     }
 

@@ -1,8 +1,9 @@
-//! Value encoding for fixed-width values: one [`ColumnEncoder`] per column,
-//! which pulls values from a [`ValueSource`](crate::values::ValueSource) and
-//! hands encoded pages to the page builder.
+//! Value encoding: one [`ValueEncoder`] per column, which pulls values from
+//! a [`ValueSource`](crate::values::ValueSource) and hands encoded pages to
+//! the page builder.
 //!
-//! * [`encoder`]: the column's encoder (the boundary the page stage uses).
+//! * [`values`]: the column's encoder (the boundary the page stage uses),
+//!   for fixed-width values ([`encoder`]) or byte arrays ([`bytes`]).
 //! * [`dictionary`]: dictionary encoding with the fallback point `parquet` uses.
 //! * [`fallback`]: PLAIN, BYTE_STREAM_SPLIT and DELTA_BYTE_ARRAY ([`delta`]).
 //! * [`block`]: the block a PLAIN page's values are written into, in place.
@@ -24,5 +25,7 @@ pub(crate) mod encoder;
 pub(crate) mod fallback;
 pub(crate) mod min_max;
 pub(crate) mod rle;
+pub(crate) mod values;
 
-pub(crate) use encoder::{ColumnEncoder, DictionaryPage, PageBytes};
+pub(crate) use encoder::{DictionaryPage, PageBytes};
+pub(crate) use values::ValueEncoder;

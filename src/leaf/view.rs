@@ -4,15 +4,38 @@
 //! ([`NestedLevels`]). The mini-batch cutter and the CDC loop are written
 //! once over [`LevelView`].
 
+use super::values::LeafValues;
 use crate::cdc::Chunker;
 use crate::levels::{LeafLevels, LevelData};
 use crate::page::{MiniBatchLevels, PageBuilder};
-use crate::values::{BitmapValues, EmptyValues, IndexValues, NativeValues, RangeValues};
+use crate::values::bytes::Picks;
+use crate::values::{BitmapValues, EmptyValues, IndexValues, RangeValues};
 use arrow_buffer::NullBuffer;
 use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use parquet::errors::Result;
 use std::ops::Range;
+
+/// The bytes content-defined chunking hashes per array position: `width`
+/// bytes each of a buffer, or each value of a byte-array leaf.
+#[derive(Clone, Copy)]
+pub(super) enum ChunkBytes<'a> {
+    /// Position `i` is `bytes[i * width..(i + 1) * width]`.
+    Fixed(&'a [u8], usize),
+    /// Position `i` is the leaf's byte array `i`.
+    Bytes(LeafValues<'a>),
+}
+
+impl<'a> ChunkBytes<'a> {
+    /// The bytes of position `i`.
+    #[inline]
+    fn at(&self, i: usize) -> &'a [u8] {
+        match *self {
+            Self::Fixed(bytes, width) => &bytes[i * width..(i + 1) * width],
+            Self::Bytes(values) => values.bytes_at(i).unwrap_or(&[]),
+        }
+    }
+}
 
 /// Some levels of a write, as one `parquet` write call: the level range and
 /// the index (among all the write's values) of its first value.
@@ -28,6 +51,8 @@ pub(super) struct Span {
 pub(super) trait LevelView {
     /// Number of levels.
     fn num_levels(&self) -> usize;
+    /// Number of array positions (values and null slots) of the leaf array.
+    fn num_positions(&self) -> usize;
     /// Whether `parquet` batches these levels by `data_page_row_count_limit`
     /// (some levels, none materialized) rather than by `write_batch_size`.
     fn batches_by_row_limit(&self) -> bool;
@@ -40,19 +65,22 @@ pub(super) trait LevelView {
     fn record_end(&self, at: usize, end: usize) -> usize;
     /// Calls `f` with the array position of every value, in level order.
     fn for_each_value(&self, f: impl FnMut(usize));
+    /// The array positions of the values among levels `[start, end)`, the
+    /// first of which is the `first_value`-th value of the write.
+    fn picks(&self, start: usize, end: usize, first_value: usize) -> Picks<'_>;
     /// Writes levels `[start, end)` as one mini-batch, whose values start at
     /// the `first_value`-th value of the write; returns how many it wrote.
     fn write_mini_batch(
         &self,
         builder: &mut PageBuilder,
-        values: &NativeValues<'_>,
+        values: &LeafValues<'_>,
         start: usize,
         end: usize,
         first_value: usize,
     ) -> Result<usize>;
-    /// Content-defined chunks of the whole write, hashing `width` bytes of
-    /// `bytes` per array position.
-    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span>;
+    /// Content-defined chunks of the whole write, hashing `bytes` per array
+    /// position.
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: ChunkBytes<'_>) -> Vec<Span>;
 }
 
 /// How a top-level leaf's definition levels are represented; decides the
@@ -110,6 +138,10 @@ impl LevelView for FlatLevels<'_> {
         self.len
     }
 
+    fn num_positions(&self) -> usize {
+        self.len
+    }
+
     fn batches_by_row_limit(&self) -> bool {
         matches!(self.validity, Validity::Uniform(_))
     }
@@ -158,13 +190,31 @@ impl LevelView for FlatLevels<'_> {
         }
     }
 
+    fn picks(&self, start: usize, end: usize, _first_value: usize) -> Picks<'_> {
+        match self.validity {
+            Validity::Absent => Picks::Range(start, end),
+            Validity::Uniform(l) if self.is_value(l) => Picks::Range(start, end),
+            Validity::Uniform(_) => Picks::Range(start, start),
+            Validity::Bitmap(nulls) => {
+                let bits = nulls.inner();
+                Picks::Bitmap {
+                    bits: bits.values(),
+                    bit_offset: bits.offset() + start,
+                    offset: start,
+                    len: end - start,
+                    count: count_set(nulls, start, end - start),
+                }
+            }
+        }
+    }
+
     fn write_mini_batch(
         &self,
         builder: &mut PageBuilder,
-        values: &NativeValues<'_>,
+        values: &LeafValues<'_>,
         start: usize,
         end: usize,
-        _first_value: usize,
+        first_value: usize,
     ) -> Result<usize> {
         let len = end - start;
         let levels = match self.validity {
@@ -177,27 +227,50 @@ impl LevelView for FlatLevels<'_> {
             }
             Validity::Bitmap(nulls) => {
                 let bits = nulls.inner();
-                let src = BitmapValues {
-                    values,
-                    bits: bits.values(),
-                    bit_offset: bits.offset() + start,
-                    offset: start,
-                    len,
-                    count: count_set(nulls, start, len),
-                };
-                let levels = MiniBatchLevels::Bitmap(src.bits, src.bit_offset);
-                builder.write_mini_batch(len, levels, &src)?;
-                return Ok(src.count);
+                MiniBatchLevels::Bitmap(bits.values(), bits.offset() + start)
             }
         };
-        let src = RangeValues { values, start, end };
-        builder.write_mini_batch(len, levels, &src)?;
-        Ok(len)
+        let picks = self.picks(start, end, first_value);
+        let count = picks.count();
+        match (values, picks) {
+            (
+                LeafValues::Fixed(values),
+                Picks::Bitmap {
+                    bits, bit_offset, ..
+                },
+            ) => {
+                let src = BitmapValues {
+                    values,
+                    bits,
+                    bit_offset,
+                    offset: start,
+                    len,
+                    count,
+                };
+                builder.write_mini_batch(len, levels, &src)?;
+            }
+            (LeafValues::Fixed(values), _) => {
+                let src = RangeValues { values, start, end };
+                builder.write_mini_batch(len, levels, &src)?;
+            }
+            (bytes, picks) => {
+                let src = bytes.byte_source(picks).expect("byte arrays");
+                builder.write_mini_batch(len, levels, &src)?;
+            }
+        }
+        Ok(count)
     }
 
-    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span> {
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: ChunkBytes<'_>) -> Vec<Span> {
         let nullable = self.max_def > 0;
-        let chunks = chunker.chunks_fixed(self.len, nullable, self.nulls, bytes, width);
+        let chunks = match bytes {
+            ChunkBytes::Fixed(bytes, width) => {
+                chunker.chunks_fixed(self.len, nullable, self.nulls, bytes, width)
+            }
+            ChunkBytes::Bytes(_) => {
+                chunker.chunks_bytes(self.len, nullable, self.nulls, |i| bytes.at(i))
+            }
+        };
         chunks
             .into_iter()
             .map(|c| Span {
@@ -258,6 +331,10 @@ impl LevelView for NestedLevels<'_> {
         self.num_levels
     }
 
+    fn num_positions(&self) -> usize {
+        self.levels.array.len()
+    }
+
     fn batches_by_row_limit(&self) -> bool {
         let (def, rep) = (&self.levels.def, &self.levels.rep);
         let materialized = |l: &LevelData| matches!(l, LevelData::Materialized(_));
@@ -311,29 +388,37 @@ impl LevelView for NestedLevels<'_> {
         self.levels.non_null_indices.iter().copied().for_each(f)
     }
 
+    fn picks(&self, start: usize, end: usize, first_value: usize) -> Picks<'_> {
+        let n = self.values_in(start, end);
+        Picks::Indices(&self.levels.non_null_indices[first_value..first_value + n])
+    }
+
     fn write_mini_batch(
         &self,
         builder: &mut PageBuilder,
-        values: &NativeValues<'_>,
+        values: &LeafValues<'_>,
         start: usize,
         end: usize,
         first_value: usize,
     ) -> Result<usize> {
-        let n = self.values_in(start, end);
-        let src = IndexValues {
-            values,
-            indices: &self.levels.non_null_indices[first_value..first_value + n],
-        };
-        builder.write_mini_batch_nested(
-            end - start,
-            mini_batch_levels(&self.levels.def, start, end),
-            mini_batch_levels(&self.levels.rep, start, end),
-            &src,
-        )?;
+        let picks = self.picks(start, end, first_value);
+        let n = picks.count();
+        let def = mini_batch_levels(&self.levels.def, start, end);
+        let rep = mini_batch_levels(&self.levels.rep, start, end);
+        match (values, picks) {
+            (LeafValues::Fixed(values), Picks::Indices(indices)) => {
+                let src = IndexValues { values, indices };
+                builder.write_mini_batch_nested(end - start, def, rep, &src)?;
+            }
+            (bytes, picks) => match bytes.byte_source(picks) {
+                Some(src) => builder.write_mini_batch_nested(end - start, def, rep, &src)?,
+                None => unreachable!("nested picks are indices"),
+            },
+        }
         Ok(n)
     }
 
-    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span> {
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: ChunkBytes<'_>) -> Vec<Span> {
         let l = self.levels;
         let chunks = chunker.chunks_leveled(
             &l.def,
@@ -342,7 +427,7 @@ impl LevelView for NestedLevels<'_> {
             l.max_rep,
             self.repeated_ancestor_def_level,
             self.num_levels,
-            |i| &bytes[i * width..(i + 1) * width],
+            |i| bytes.at(i),
         );
         chunks
             .into_iter()

@@ -24,8 +24,12 @@ pub(crate) struct ColumnSettings {
     /// `descr.sort_order().is_signed()`: chunk statistics also fill the
     /// deprecated min/max fields.
     pub signed: bool,
-    /// Binary statistics may be truncated (not decimal, not Float16).
+    /// Binary statistics may be truncated (FIXED_LEN_BYTE_ARRAY and
+    /// BYTE_ARRAY, not decimal, not Float16).
     pub truncatable: bool,
+    /// A UTF-8 column (logical String or converted UTF8): valid UTF-8 is
+    /// truncated on character boundaries.
+    pub utf8: bool,
     /// Floating-point values (FLOAT, DOUBLE, Float16): NaNs are counted.
     pub floating: bool,
     /// Data page version.
@@ -76,9 +80,13 @@ impl ColumnSettings {
             max_def: descr.max_def_level(),
             max_rep: descr.max_rep_level(),
             signed: descr.sort_order() == SortOrder::SIGNED,
-            truncatable: descr.physical_type() == PhysicalType::FIXED_LEN_BYTE_ARRAY
-                && !is_decimal
+            truncatable: matches!(
+                descr.physical_type(),
+                PhysicalType::FIXED_LEN_BYTE_ARRAY | PhysicalType::BYTE_ARRAY
+            ) && !is_decimal
                 && !float16,
+            utf8: descr.logical_type_ref() == Some(&LogicalType::String)
+                || descr.converted_type() == ConvertedType::UTF8,
             floating: order == ValueOrder::Float,
             version: props.writer_version(),
             compression: props.compression(path),

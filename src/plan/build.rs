@@ -81,11 +81,17 @@ impl ColumnPlan {
             }
             for (leaf, (data_type, layers)) in span.leaves().zip(types) {
                 let descr = parquet.column(leaf);
-                let reason = judge_leaf(data_type, &descr).or_else(|| {
-                    (layers.wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
-                        .then_some(DelegateReason::WrappedUnderParquet59)
-                });
                 let kind = LeafKind::of(data_type);
+                let reason = judge_leaf(data_type, &descr)
+                    .or_else(|| {
+                        (layers.wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
+                            .then_some(DelegateReason::WrappedUnderParquet59)
+                    })
+                    .or_else(|| {
+                        let bytes = kind.is_some_and(LeafKind::is_byte_array);
+                        (bytes && !crate::compat::BYTE_ARRAYS_FAST)
+                            .then_some(DelegateReason::ByteArrayOnThisRelease)
+                    });
                 leaves.push(LeafPlan {
                     column: leaf,
                     field: index,
@@ -246,6 +252,9 @@ fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
             && crate::compat::decimal_scale_precision(logical)
                 == Some((i32::from(*s), i32::from(*p)));
     }
+    if descr.physical_type() == PhysicalType::BYTE_ARRAY {
+        return byte_array_agrees(data_type, descr);
+    }
     if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY {
         return false;
     }
@@ -260,6 +269,25 @@ fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
         DataType::Float16 => width == 2 && logical == Some(&LogicalType::Float16),
         DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime) => {
             width == 12 && logical.is_none() && converted == ConvertedType::INTERVAL
+        }
+        _ => false,
+    }
+}
+
+/// Whether a BYTE_ARRAY descriptor is what `parquet`'s schema converter
+/// makes of a string or binary type: a string is String (or Json, for the
+/// canonical JSON extension type), a binary has no logical type (the
+/// geospatial types, which carry statistics of their own, stay `parquet`'s).
+fn byte_array_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
+    let (logical, converted) = (descr.logical_type_ref(), descr.converted_type());
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => matches!(
+            (logical, converted),
+            (Some(LogicalType::String), ConvertedType::UTF8)
+                | (Some(LogicalType::Json), ConvertedType::JSON)
+        ),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
+            logical.is_none() && converted == ConvertedType::NONE
         }
         _ => false,
     }

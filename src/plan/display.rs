@@ -28,6 +28,9 @@ impl fmt::Display for DelegateReason {
             DelegateReason::CdcUnsplittableField => {
                 "content-defined chunking: field cannot be split"
             }
+            DelegateReason::ByteArrayOnThisRelease => {
+                "string or binary under this parquet release (fast with parquet 60)"
+            }
             DelegateReason::UnverifiedRelease => "parquet release not verified by this build",
         })
     }

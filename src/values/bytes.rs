@@ -319,6 +319,21 @@ impl<'a> DictionaryKeys<'a> {
         })
     }
 
+    /// The key at position `i`, if it is a valid index (not negative).
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<usize> {
+        match *self {
+            Self::I8(k) => usize::try_from(k[i]).ok(),
+            Self::I16(k) => usize::try_from(k[i]).ok(),
+            Self::I32(k) => usize::try_from(k[i]).ok(),
+            Self::I64(k) => usize::try_from(k[i]).ok(),
+            Self::U8(k) => Some(usize::from(k[i])),
+            Self::U16(k) => Some(usize::from(k[i])),
+            Self::U32(k) => usize::try_from(k[i]).ok(),
+            Self::U64(k) => usize::try_from(k[i]).ok(),
+        }
+    }
+
     /// Appends the keys at `picks` to `out`, each as a `u32`; a key that is
     /// negative or not below `values` (the dictionary's length) is an error
     /// naming its position.
@@ -367,7 +382,7 @@ impl<'a> DictionaryKeys<'a> {
 
 mod picks;
 
-pub(crate) use picks::{ByteSource, Picks, PicksIter};
+pub(crate) use picks::{ByteSource, Picks};
 
 #[cfg(test)]
 mod tests;

@@ -120,6 +120,8 @@ impl NativeValues<'_> {
                     b
                 });
             }
+            // `NativeValues::new` admits no byte-array kind.
+            k => unreachable!("{k:?} has no fixed-width values"),
         }
     }
 

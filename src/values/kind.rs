@@ -30,6 +30,18 @@ pub enum LeafKind {
     IntervalYearMonth,
     /// `Interval(DayTime)`.
     IntervalDayTime,
+    /// `Utf8` (BYTE_ARRAY, a string).
+    Utf8,
+    /// `LargeUtf8` (BYTE_ARRAY, a string).
+    LargeUtf8,
+    /// `Utf8View` (BYTE_ARRAY, a string).
+    Utf8View,
+    /// `Binary` (BYTE_ARRAY).
+    Binary,
+    /// `LargeBinary` (BYTE_ARRAY).
+    LargeBinary,
+    /// `BinaryView` (BYTE_ARRAY).
+    BinaryView,
 }
 
 impl LeafKind {
@@ -46,6 +58,12 @@ impl LeafKind {
             DataType::Float16 => Self::Float16,
             DataType::Interval(IntervalUnit::YearMonth) => Self::IntervalYearMonth,
             DataType::Interval(IntervalUnit::DayTime) => Self::IntervalDayTime,
+            DataType::Utf8 => Self::Utf8,
+            DataType::LargeUtf8 => Self::LargeUtf8,
+            DataType::Utf8View => Self::Utf8View,
+            DataType::Binary => Self::Binary,
+            DataType::LargeBinary => Self::LargeBinary,
+            DataType::BinaryView => Self::BinaryView,
             _ => return None,
         })
     }
@@ -61,6 +79,12 @@ impl LeafKind {
             Self::Float16 => "Float16",
             Self::IntervalYearMonth => "IntervalYearMonth",
             Self::IntervalDayTime => "IntervalDayTime",
+            Self::Utf8 => "Utf8",
+            Self::LargeUtf8 => "LargeUtf8",
+            Self::Utf8View => "Utf8View",
+            Self::Binary => "Binary",
+            Self::LargeBinary => "LargeBinary",
+            Self::BinaryView => "BinaryView",
         }
     }
 
@@ -77,7 +101,23 @@ impl LeafKind {
             Self::Float16 => Layout::Fixed(2),
             Self::IntervalYearMonth => Layout::Fixed(4),
             Self::IntervalDayTime => Layout::Fixed(8),
+            Self::Utf8 | Self::Binary => Layout::Offsets32,
+            Self::LargeUtf8 | Self::LargeBinary => Layout::Offsets64,
+            Self::Utf8View | Self::BinaryView => Layout::Views,
         }
+    }
+
+    /// Whether the kind is a byte array (strings and binary: BYTE_ARRAY).
+    pub(crate) fn is_byte_array(self) -> bool {
+        matches!(
+            self,
+            Self::Utf8
+                | Self::LargeUtf8
+                | Self::Utf8View
+                | Self::Binary
+                | Self::LargeBinary
+                | Self::BinaryView
+        )
     }
 
     /// Whether the kind is a decimal.

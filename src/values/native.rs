@@ -40,6 +40,9 @@ fn buffer_of(kind: LeafKind, array: &dyn Array) -> Option<&[u8]> {
         LeafKind::IntervalDayTime => {
             primitive_bytes(array.as_primitive_opt::<IntervalDayTimeType>()?)
         }
+        // Byte arrays are read by `ByteValues`.
+        k if k.is_byte_array() => return None,
+        _ => return None,
     })
 }
 
@@ -56,6 +59,7 @@ fn width_supported(kind: LeafKind, width: usize) -> bool {
         LeafKind::Decimal256 => matches!(width, 4 | 8 | 9..=32),
         LeafKind::Float16 => width == 2,
         LeafKind::IntervalYearMonth | LeafKind::IntervalDayTime => width == 12,
+        _ => false,
     }
 }
 

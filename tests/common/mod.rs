@@ -48,7 +48,7 @@ use arrow_array::types::{
 use arrow_array::{
     ArrayRef, Decimal128Array, Decimal256Array, DictionaryArray, Int32Array, Int64Array,
     IntervalDayTimeArray, IntervalYearMonthArray, ListArray, PrimitiveArray, RecordBatch,
-    StringArray, StructArray,
+    StructArray,
 };
 use arrow_buffer::{Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, SchemaRef};
@@ -62,6 +62,10 @@ use parquet::file::properties::{
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+mod byte_arrays;
+#[allow(unused_imports)] // not every test crate uses them
+pub use byte_arrays::{byte_types, is_byte_type};
 
 // ---------------------------------------------------------------------------
 // Seeds
@@ -493,21 +497,8 @@ impl Gen {
                 );
                 Arc::new(Int64Array::new(ScalarBuffer::from(vals), nulls))
             }
-            DataType::Utf8 => {
-                let vals = self.values(
-                    len,
-                    spec,
-                    |rng, _| {
-                        let n = rng.random_range(0..12);
-                        (0..n)
-                            .map(|_| rng.random_range(b'a'..=b'z') as char)
-                            .collect::<String>()
-                    },
-                    |a, b| a.cmp(b),
-                );
-                let plain = StringArray::from_iter_values(vals);
-                let (offsets, values, _) = plain.into_parts();
-                Arc::new(StringArray::new(offsets, values, nulls))
+            dt if byte_arrays::is_byte_type(dt) => {
+                byte_arrays::byte_array(self, dt, len, spec, nulls)
             }
             DataType::List(field) => {
                 let lens: Vec<usize> = (0..len).map(|_| self.range(0, 4)).collect();

@@ -13,6 +13,7 @@ use super::fallback::{DeltaByteArray, DeltaLengthByteArray, append_plain, picked
 use super::min_max::{PageKeys, min_max_positions};
 use crate::encoding::block::PageBlock;
 use crate::encoding::bloom::BloomFilter;
+use crate::encoding::encoder::{DataPageValues, DictionaryPage, PageBytes};
 use crate::encoding::min_max::MinMax;
 use crate::values::ValueOrder;
 use crate::values::bytes::{ByteSource, Picks};
@@ -29,28 +30,6 @@ enum Fallback {
     Plain(Option<PageBlock>),
     DeltaLength(Box<DeltaLengthByteArray>),
     Delta(Box<DeltaByteArray>),
-}
-
-/// A flushed data page's values.
-#[derive(Debug)]
-pub(crate) enum ByteBytes<'a> {
-    /// Encoded in the encoder, valid until its next flush.
-    Encoded(&'a [u8]),
-    /// PLAIN values at the end of their block.
-    Block(PageBlock),
-}
-
-/// What [`ByteEncoder::flush_data_page`] hands over.
-#[derive(Debug)]
-pub(crate) struct BytePageValues<'a> {
-    /// The page encoding.
-    pub encoding: Encoding,
-    /// The encoded values.
-    pub bytes: ByteBytes<'a>,
-    /// The page's min and max (unset without statistics or values).
-    pub min_max: &'a MinMax,
-    /// The total length of the page's values.
-    pub variable_length_bytes: i64,
 }
 
 /// One byte-array column's value encoder.
@@ -275,7 +254,7 @@ impl ByteEncoder {
 
     /// Ends the current data page: its encoding, values, min/max and byte
     /// count. The encoded bytes stay valid until the next flush.
-    pub(crate) fn flush_data_page(&mut self) -> Result<BytePageValues<'_>> {
+    pub(crate) fn flush_data_page(&mut self) -> Result<DataPageValues<'_>> {
         self.num_values = 0;
         self.out.clear();
         let (encoding, plain) = match (&mut self.dictionary, &mut self.fallback) {
@@ -302,21 +281,22 @@ impl ByteEncoder {
         };
         std::mem::swap(&mut self.current, &mut self.flushed);
         self.current.clear();
-        Ok(BytePageValues {
+        Ok(DataPageValues {
             encoding,
             bytes: match plain {
-                Some(block) => ByteBytes::Block(block),
-                None => ByteBytes::Encoded(&self.out),
+                Some(block) => PageBytes::Block(block),
+                None => PageBytes::Encoded(&self.out),
             },
             min_max: &self.flushed,
-            variable_length_bytes: std::mem::take(&mut self.variable_length_bytes),
+            nan_count: None,
+            variable_length_bytes: Some(std::mem::take(&mut self.variable_length_bytes)),
         })
     }
 
     /// Ends dictionary encoding: the dictionary page body and entry count,
     /// if there was a dictionary, its entries added to the bloom filter.
     /// The data page must have been flushed.
-    pub(crate) fn flush_dict_page(&mut self) -> Result<Option<(Vec<u8>, usize)>> {
+    pub(crate) fn flush_dict_page(&mut self) -> Result<Option<DictionaryPage>> {
         if self.num_values > 0 {
             return Err(ParquetError::General(format!(
                 "dictionary page flushed with {} values of a data page buffered",
@@ -331,7 +311,8 @@ impl ByteEncoder {
         }
         self.remap = KeyRemap::default();
         self.page_keys = PageKeys::default();
-        Ok(Some(dict.into_page()))
+        let (values, num_values) = dict.into_page();
+        Ok(Some(DictionaryPage { values, num_values }))
     }
 
     /// The bloom filter, folded for the file, if there is one.

@@ -135,3 +135,19 @@ fn invalid_utf8_in_a_string_column_truncates_as_bytes() {
     assert_eq!(truncate_max(&v, Some(3), true), (vec![b'b', 0, 0], true));
     assert_eq!(truncate_max(&v, None, true), (v.to_vec(), false));
 }
+
+#[test]
+fn binary_values_truncate_as_bytes() {
+    assert_eq!(truncate_min(&[1, 2, 3], Some(2), false), (vec![1, 2], true));
+    assert_eq!(truncate_max(&[1, 2, 3], Some(2), false), (vec![1, 3], true));
+    assert_eq!(
+        truncate_max(&[1, 0xFF, 3], Some(2), false),
+        (vec![2, 0], true)
+    );
+    assert_eq!(
+        truncate_max(&[0xFF, 0xFF, 3], Some(2), false),
+        (vec![0xFF, 0xFF, 3], false)
+    );
+    assert_eq!(truncate_max(&[1, 2], Some(2), false), (vec![1, 2], false));
+    assert_eq!(truncate_max(&[1, 2], None, false), (vec![1, 2], false));
+}

@@ -135,3 +135,28 @@ impl<'a> Picks<'a> {
         }
     }
 }
+
+impl ByteSource<'_> {
+    /// The values' PLAIN size: each value's bytes and 4-byte length.
+    pub(crate) fn plain_size(&self) -> usize {
+        let values = &self.values;
+        let bytes = match (&self.keys, self.picks.as_range()) {
+            (None, Some((start, end))) => values.bytes_in(start, end),
+            (None, None) => {
+                let mut total = 0;
+                self.picks.for_each(|i| total += values.value_len(i));
+                total
+            }
+            (Some(keys), _) => {
+                let mut total = 0;
+                self.picks.for_each(|i| {
+                    if let Some(k) = keys.get(i).filter(|&k| k < values.len()) {
+                        total += values.value_len(k);
+                    }
+                });
+                total
+            }
+        };
+        bytes + 4 * self.picks.count()
+    }
+}
