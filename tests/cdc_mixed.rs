@@ -91,10 +91,12 @@ fn takes_the_hybrid_path() {
     let (schema, _) = batches("hybrid/path", &[1]);
     let debug = flba_debug(&schema, cdc().build());
     assert!(debug.contains("Hybrid"), "{debug}");
-    // "mixed" and "legs" are split between the writers, "ts", "sym" and
-    // "tags" go through the inner writer whole.
+    // "mixed" and "legs" are split between the writers, "ts" goes through
+    // the inner writer whole (and with parquet 59 and 58, whose byte
+    // arrays stay theirs, "sym" and "tags" too).
     assert_eq!(debug.matches("Pruned").count(), 2, "{debug}");
-    assert_eq!(debug.matches("Whole").count(), 3, "{debug}");
+    let whole = if release::PARQUET_60 { 1 } else { 3 };
+    assert_eq!(debug.matches("Whole").count(), whole, "{debug}");
     // Without CDC, or with every field fast, there is no inner writer.
     assert!(!flba_debug(&schema, WriterProperties::default()).contains("Hybrid"));
     let fast = schema1("id", DataType::FixedSizeBinary(16), false);
