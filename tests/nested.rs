@@ -114,7 +114,8 @@ fn ree(value: DataType, values_nullable: bool) -> DataType {
     )
 }
 
-/// One representative of every FLBA kind named in the brief.
+/// One representative of every fast kind: FLBA kinds, decimals stored as
+/// INT32 / INT64, strings and binary.
 fn kinds() -> Vec<DataType> {
     vec![
         DataType::FixedSizeBinary(1),
@@ -132,6 +133,13 @@ fn kinds() -> Vec<DataType> {
         DataType::Decimal64(18, 4),
         DataType::Decimal128(10, 3),
         DataType::Decimal256(7, 1),
+        // BYTE_ARRAY.
+        DataType::Utf8,
+        DataType::LargeUtf8,
+        DataType::Utf8View,
+        DataType::Binary,
+        DataType::LargeBinary,
+        DataType::BinaryView,
     ]
 }
 
@@ -144,7 +152,8 @@ fn is_flba(dt: &DataType) -> bool {
         | DataType::Decimal256(_, _) => true,
         DataType::Float16 => true,
         DataType::Interval(u) => *u != IntervalUnit::MonthDayNano,
-        _ => false,
+        // Strings and binary take the fast path too.
+        dt => is_byte_type(dt),
     }
 }
 

@@ -39,9 +39,10 @@ fn env_usize(name: &str) -> Option<usize> {
     })
 }
 
-/// A random FLBA leaf type.
+/// A random leaf type of the fast path (FLBA, decimals, strings, binary).
 fn flba_type(g: &mut Gen) -> DataType {
-    match g.range(0, 9) {
+    match g.range(0, 11) {
+        9 | 10 => g.pick(&byte_types()).clone(),
         0..=2 => {
             let w = if g.chance(0.05) {
                 200
@@ -160,23 +161,34 @@ fn random_batches(g: &mut Gen, schema: &SchemaRef, desc: &mut Vec<String>) -> Ve
     batches
 }
 
-/// Whether a (possibly dictionary-encoded) decimal is stored as INT32 / INT64.
-fn stored_as_int(dt: &DataType) -> bool {
+/// How a (possibly dictionary-encoded) leaf is stored, for the encodings
+/// it takes.
+#[derive(Clone, Copy)]
+enum Stored {
+    /// FIXED_LEN_BYTE_ARRAY: PLAIN, BYTE_STREAM_SPLIT, DELTA_BYTE_ARRAY.
+    Flba,
+    /// A decimal as INT32 / INT64: PLAIN, BYTE_STREAM_SPLIT, DELTA_BINARY_PACKED.
+    Int,
+    /// BYTE_ARRAY: PLAIN, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY.
+    Bytes,
+}
+
+fn stored(dt: &DataType) -> Stored {
     match dt {
-        DataType::Dictionary(_, v) => stored_as_int(v),
-        DataType::Decimal32(..) | DataType::Decimal64(..) => true,
-        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) => *p <= 18,
-        _ => false,
+        DataType::Dictionary(_, v) => stored(v),
+        DataType::Decimal32(..) | DataType::Decimal64(..) => Stored::Int,
+        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p <= 18 => Stored::Int,
+        dt if is_byte_type(dt) => Stored::Bytes,
+        _ => Stored::Flba,
     }
 }
 
 /// Random writer properties; `flba_leaves` are the top-level leaves this
-/// crate writes (which may get explicit encodings), with whether each is
-/// stored as INT32 / INT64 (which takes DELTA_BINARY_PACKED where
-/// FIXED_LEN_BYTE_ARRAY takes DELTA_BYTE_ARRAY).
+/// crate writes (which may get explicit encodings), with how each is
+/// stored (which decides the encodings it takes).
 fn random_props(
     g: &mut Gen,
-    flba_leaves: &[(String, bool)],
+    flba_leaves: &[(String, Stored)],
     desc: &mut Vec<String>,
 ) -> WriterProperties {
     let mut b: WriterPropertiesBuilder = WriterProperties::builder();
@@ -215,13 +227,25 @@ fn random_props(
         b = b.set_dictionary_page_size_limit(n);
         d(format!("dict_limit={n}"));
     }
-    for (name, int) in flba_leaves {
+    for (name, stored) in flba_leaves {
         if g.chance(0.3) {
-            let delta = match int {
-                true => Encoding::DELTA_BINARY_PACKED,
-                false => Encoding::DELTA_BYTE_ARRAY,
-            };
-            let e = *g.pick(&[Encoding::PLAIN, Encoding::BYTE_STREAM_SPLIT, delta]);
+            let e = *g.pick(&match stored {
+                Stored::Int => [
+                    Encoding::PLAIN,
+                    Encoding::BYTE_STREAM_SPLIT,
+                    Encoding::DELTA_BINARY_PACKED,
+                ],
+                Stored::Flba => [
+                    Encoding::PLAIN,
+                    Encoding::BYTE_STREAM_SPLIT,
+                    Encoding::DELTA_BYTE_ARRAY,
+                ],
+                Stored::Bytes => [
+                    Encoding::PLAIN,
+                    Encoding::DELTA_LENGTH_BYTE_ARRAY,
+                    Encoding::DELTA_BYTE_ARRAY,
+                ],
+            });
             b = b.set_column_encoding(ColumnPath::from(name.as_str()), e);
             d(format!("{name}:{e:?}"));
         }
@@ -353,7 +377,7 @@ fn randomized_flba_tables() {
                 .join(", ")
         )];
         let batches = random_batches(&mut g, &schema, &mut desc);
-        let flba_leaves: Vec<(String, bool)> = schema
+        let flba_leaves: Vec<(String, Stored)> = schema
             .fields()
             .iter()
             .filter(|f| {
@@ -367,9 +391,9 @@ fn randomized_flba_tables() {
                         | DataType::Float16
                         | DataType::Interval(_)
                         | DataType::Dictionary(..)
-                )
+                ) || is_byte_type(f.data_type())
             })
-            .map(|f| (f.name().clone(), stored_as_int(f.data_type())))
+            .map(|f| (f.name().clone(), stored(f.data_type())))
             .collect();
         let props = random_props(&mut g, &flba_leaves, &mut desc);
         let name = format!(
