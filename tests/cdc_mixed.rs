@@ -92,11 +92,9 @@ fn takes_the_hybrid_path() {
     let debug = flba_debug(&schema, cdc().build());
     assert!(debug.contains("Hybrid"), "{debug}");
     // "mixed" and "legs" are split between the writers, "ts" goes through
-    // the inner writer whole (and with parquet 59 and 58, whose byte
-    // arrays stay theirs, "sym" and "tags" too).
+    // the inner writer whole ("sym" and "tags", strings, are fast).
     assert_eq!(debug.matches("Pruned").count(), 2, "{debug}");
-    let whole = if release::PARQUET_60 { 1 } else { 3 };
-    assert_eq!(debug.matches("Whole").count(), whole, "{debug}");
+    assert_eq!(debug.matches("Whole").count(), 1, "{debug}");
     // Without CDC, or with every field fast, there is no inner writer.
     assert!(!flba_debug(&schema, WriterProperties::default()).contains("Hybrid"));
     let fast = schema1("id", DataType::FixedSizeBinary(16), false);

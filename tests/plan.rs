@@ -87,13 +87,9 @@ fn assert_plan(plan: &ColumnPlan, want: &[Want]) {
     );
 }
 
-/// A string or binary leaf: fast with parquet 60, parquet's own with 59
-/// and 58 (their byte-array writers are not followed).
+/// A string or binary leaf: fast with every release.
 fn bytes(kind: LeafKind) -> Want {
-    match release::PARQUET_60 {
-        true => Want::Fast(kind),
-        false => Want::Parquet(Some(kind), ByteArrayOnThisRelease),
-    }
+    Want::Fast(kind)
 }
 
 fn item(dt: DataType) -> Arc<Field> {
@@ -555,5 +551,36 @@ fn byte_array_leaves() {
             Want::Parquet(Some(Utf8), ParquetSchemaMismatch),
             Want::Parquet(Some(Binary), ParquetSchemaMismatch),
         ],
+    );
+}
+
+/// A binary with a geospatial logical type (a user's explicit schema, or
+/// parquet's converter with its `geospatial` feature) gets geospatial
+/// statistics from `parquet`: the leaf is parquet's, for a reason of its
+/// own.
+#[test]
+fn geospatial_binary_is_parquets() {
+    use parquet::basic::{LogicalType, Repetition, Type as Physical};
+    use parquet::schema::types::Type;
+    #[cfg(feature = "parquet-58")]
+    let geometry = LogicalType::Geometry { crs: None };
+    #[cfg(not(feature = "parquet-58"))]
+    let geometry = LogicalType::geometry(None);
+    let leaf = Type::primitive_type_builder("g", Physical::BYTE_ARRAY)
+        .with_repetition(Repetition::OPTIONAL)
+        .with_logical_type(Some(geometry))
+        .build()
+        .unwrap();
+    let root = Type::group_type_builder("schema")
+        .with_fields(vec![Arc::new(leaf)])
+        .build()
+        .unwrap();
+    let schema = schema_of(&[("g", DataType::Binary, true)]);
+    let options =
+        ArrowWriterOptions::new().with_parquet_schema(SchemaDescriptor::new(Arc::new(root)));
+    let writer = ArrowWriter::try_new_with_options(Vec::new(), schema, options).unwrap();
+    assert_plan(
+        writer.column_plan(),
+        &[Want::Parquet(Some(Binary), GeospatialType)],
     );
 }

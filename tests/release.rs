@@ -662,3 +662,40 @@ fn d16_run_end_encoded_field() {
         assert_eq!(up.unwrap(), ours.unwrap());
     }
 }
+
+/// D24: a dictionary of `Utf8View` (or `BinaryView`), for a dictionary-typed
+/// field or a plain `Utf8View` one: 60 writes it; 59 and 58 panic in their
+/// byte-array writer, where this crate returns an error naming the field.
+#[test]
+fn d24_dictionary_of_views() {
+    use arrow_array::builder::StringViewBuilder;
+    let mut views = StringViewBuilder::new();
+    for v in ["a", "a string longer than twelve bytes", ""] {
+        views.append_value(v);
+    }
+    let keys = Int32Array::from(vec![Some(1), None, Some(0), Some(2), Some(1)]);
+    let dict: ArrayRef =
+        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(views.finish())).unwrap());
+    let batch_schema = schema1("v", dict.data_type().clone(), true);
+    let batch = RecordBatch::try_new(batch_schema.clone(), vec![dict]).unwrap();
+    for schema in [batch_schema, schema1("v", DataType::Utf8View, true)] {
+        let name = format!("d24/{}", schema.field(0).data_type());
+        if BEFORE_60 {
+            let upstream = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut w = UpstreamWriter::try_new(Vec::new(), schema.clone(), None).unwrap();
+                w.write(&batch)
+            }));
+            assert!(upstream.is_err(), "{name}: parquet 59 and 58 panic");
+            let mut ours = ArrowWriter::try_new(Vec::new(), schema.clone(), None).unwrap();
+            let err = ours.write(&batch).expect_err("an error, not a panic");
+            assert!(err.to_string().contains("'v'"), "{name}: {err}");
+        } else {
+            both(
+                &name,
+                &schema,
+                std::slice::from_ref(&batch),
+                WriterProperties::default(),
+            );
+        }
+    }
+}

@@ -18,10 +18,10 @@ use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 /// the legacy thrift reader), so `Cargo.toml` admits `>=58.4.0, <58.5`.
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["58.4.0", "58.4.1"];
 
-/// String and binary leaves (BYTE_ARRAY) take the fast path: the release's
-/// byte-array writer is followed (otherwise they go to `parquet`,
-/// `DelegateReason::ByteArrayOnThisRelease`).
-pub(crate) const BYTE_ARRAYS_FAST: bool = false;
+/// D24: the byte-array writer takes dictionaries of `Utf8View` and
+/// `BinaryView` (59 and 58 panic on one: `arrow_writer/byte_array.rs`'s
+/// `downcast_op!` has no arm for them).
+pub(crate) const DICTIONARY_OF_VIEWS: bool = false;
 
 /// D1: no dictionary for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0`
 /// (`has_dictionary_support`).

@@ -20,10 +20,10 @@ use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 /// filters on encrypted columns, which this crate gets from parquet itself.
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["59.3.2", "59.3.3"];
 
-/// String and binary leaves (BYTE_ARRAY) take the fast path: the release's
-/// byte-array writer is followed (otherwise they go to `parquet`,
-/// `DelegateReason::ByteArrayOnThisRelease`).
-pub(crate) const BYTE_ARRAYS_FAST: bool = false;
+/// D24: the byte-array writer takes dictionaries of `Utf8View` and
+/// `BinaryView` (59 and 58 panic on one: `arrow_writer/byte_array.rs`'s
+/// `downcast_op!` has no arm for them).
+pub(crate) const DICTIONARY_OF_VIEWS: bool = false;
 
 /// D1: no dictionary for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0`
 /// (`has_dictionary_support`).

@@ -37,6 +37,16 @@ impl<'a> LeafValues<'a> {
                 array.data_type()
             ))
         };
+        if !crate::compat::DICTIONARY_OF_VIEWS
+            && crate::arrays::dictionary_of_views(array.data_type())
+        {
+            return Err(ParquetError::ArrowError(format!(
+                "parquet {} cannot write an array of type {} (its byte-array writer has no \
+                 dictionary of views and panics)",
+                crate::compat::RESOLVED_RELEASE,
+                array.data_type()
+            )));
+        }
         if let DataType::Dictionary(_, _) = array.data_type() {
             let dict = array.as_any_dictionary_opt().ok_or_else(type_error)?;
             let values = ByteValues::of(dict.values().as_ref()).ok_or_else(type_error)?;

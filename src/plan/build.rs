@@ -82,16 +82,10 @@ impl ColumnPlan {
             for (leaf, (data_type, layers)) in span.leaves().zip(types) {
                 let descr = parquet.column(leaf);
                 let kind = LeafKind::of(data_type);
-                let reason = judge_leaf(data_type, &descr)
-                    .or_else(|| {
-                        (layers.wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
-                            .then_some(DelegateReason::WrappedUnderParquet59)
-                    })
-                    .or_else(|| {
-                        let bytes = kind.is_some_and(LeafKind::is_byte_array);
-                        (bytes && !crate::compat::BYTE_ARRAYS_FAST)
-                            .then_some(DelegateReason::ByteArrayOnThisRelease)
-                    });
+                let reason = judge_leaf(data_type, &descr).or_else(|| {
+                    (layers.wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
+                        .then_some(DelegateReason::WrappedUnderParquet59)
+                });
                 leaves.push(LeafPlan {
                     column: leaf,
                     field: index,
@@ -222,6 +216,13 @@ fn judge_leaf(data_type: &DataType, descr: &ColumnDescriptor) -> Option<Delegate
             DataType::Interval(IntervalUnit::MonthDayNano) => DelegateReason::IntervalMonthDayNano,
             _ => DelegateReason::NotFixedLenByteArray,
         });
+    }
+    let geospatial = matches!(
+        descr.logical_type_ref(),
+        Some(LogicalType::Geometry { .. } | LogicalType::Geography { .. })
+    );
+    if geospatial {
+        return Some(DelegateReason::GeospatialType);
     }
     (!converter_agrees(data_type, descr)).then_some(DelegateReason::ParquetSchemaMismatch)
 }

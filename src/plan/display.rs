@@ -22,14 +22,12 @@ impl fmt::Display for DelegateReason {
                 "explicit Parquet schema differs from the converter's"
             }
             DelegateReason::SchemaNotMapped => "Arrow and Parquet schemas do not line up",
+            DelegateReason::GeospatialType => "geospatial type (parquet's geospatial statistics)",
             DelegateReason::WrappedUnderParquet59 => {
                 "under a dictionary or run-end-encoded type (parquet 58/59 rules)"
             }
             DelegateReason::CdcUnsplittableField => {
                 "content-defined chunking: field cannot be split"
-            }
-            DelegateReason::ByteArrayOnThisRelease => {
-                "string or binary under this parquet release (fast with parquet 60)"
             }
             DelegateReason::UnverifiedRelease => "parquet release not verified by this build",
         })

@@ -48,6 +48,10 @@ pub enum DelegateReason {
     /// An explicit Parquet schema gives the leaf another width, logical or
     /// converted type than `parquet`'s schema converter would.
     ParquetSchemaMismatch,
+    /// A binary leaf of a geospatial logical type (Geometry, Geography):
+    /// `parquet` writes geospatial statistics for it, which this crate does
+    /// not compute.
+    GeospatialType,
     /// The Arrow and Parquet schemas do not line up field by field (or a
     /// field has a type this crate cannot enumerate the leaves of): every
     /// leaf goes to `parquet`.
@@ -64,11 +68,6 @@ pub enum DelegateReason {
     /// 58 refuses run-end-encoded fields altogether), which this crate
     /// leaves to them. Never given with `parquet-60`.
     WrappedUnderParquet59,
-    /// Built with the `parquet-59` or the `parquet-58` feature, a string or
-    /// binary leaf (BYTE_ARRAY): this crate writes byte arrays as parquet
-    /// 60.1 does and leaves them to the older releases' own byte-array
-    /// writer. Never given with `parquet-60`.
-    ByteArrayOnThisRelease,
     /// The `parquet` release this build resolved
     /// ([`PARQUET_RELEASE`](crate::PARQUET_RELEASE)) is a patch release
     /// this crate was not checked against

@@ -203,45 +203,6 @@ impl<'a> ByteValues<'a> {
         });
         taken
     }
-
-    /// Checks that every value lies inside its buffer (an array built
-    /// without Arrow's checks might not), so that reading one cannot fail.
-    pub(crate) fn check(&self) -> Result<()> {
-        let bad = |what: &str| Err(ParquetError::General(format!("invalid byte array: {what}")));
-        match *self {
-            Self::Offsets32 { offsets, data } => {
-                let ok = offsets.windows(2).all(|w| 0 <= w[0] && w[0] <= w[1])
-                    && offsets.last().is_none_or(|&e| e as usize <= data.len());
-                if !ok {
-                    return bad("offsets out of order or past the data");
-                }
-            }
-            Self::Offsets64 { offsets, data } => {
-                let ok = offsets.windows(2).all(|w| 0 <= w[0] && w[0] <= w[1])
-                    && offsets
-                        .last()
-                        .is_none_or(|&e| e as u64 <= data.len() as u64);
-                if !ok {
-                    return bad("offsets out of order or past the data");
-                }
-            }
-            Self::Views { views, buffers } => {
-                for i in 0..views.len() / 16 {
-                    let len = view_len(views, i);
-                    if len > INLINE {
-                        let (b, o) = view_location(views, i);
-                        let fits = buffers
-                            .get(b)
-                            .is_some_and(|buf| o.checked_add(len).is_some_and(|e| e <= buf.len()));
-                        if !fits {
-                            return bad("a view points past its data buffer");
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The length in view `i`.
@@ -380,8 +341,10 @@ impl<'a> DictionaryKeys<'a> {
     }
 }
 
+mod access;
 mod picks;
 
+pub(crate) use access::{OffsetValues, ValueAt, ViewValues, with_layout};
 pub(crate) use picks::{ByteSource, Picks};
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 use super::hash::{Short, hash_short, hash_value, short};
 use crate::cpu::prefetch;
 use crate::encoding::rle::{RleEncoder, max_buffer_size, num_required_bits};
-use crate::values::bytes::{ByteValues, Picks};
+use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
 
 /// One distinct value: where its bytes are in the page, its hash, and (a
 /// value of at most 16 bytes) the words that identify it.
@@ -156,31 +156,33 @@ impl ByteDictionary {
         if self.slots.is_empty() {
             self.first_table(n);
         }
-        if self.slots.len() > SPARSE_SLOTS {
-            self.put_prefetched(values, picks);
-        } else {
-            picks.for_each(|i| {
-                let key = self.intern(values.value(i));
-                self.indices.push(key);
-            });
-        }
+        with_layout!(values, v => {
+            if self.slots.len() > SPARSE_SLOTS {
+                self.put_prefetched(v, picks);
+            } else {
+                picks.for_each(|i| {
+                    let key = self.intern(v.at(i));
+                    self.indices.push(key);
+                });
+            }
+        })
     }
 
     /// [`Self::put`] for a table that no longer fits the core's caches:
     /// a group's hashes first, their slots requested from memory, then
     /// the lookups, so that the group's misses overlap.
-    fn put_prefetched(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
+    fn put_prefetched<'a>(&mut self, values: impl ValueAt<'a>, picks: &Picks<'_>) {
         const GROUP: usize = 16;
         let mut group = [(0usize, 0u32); GROUP];
         let mut k = 0;
         let flush = |d: &mut Self, group: &[(usize, u32)]| {
             for &(i, hash) in group {
-                let key = d.intern_hashed(values.value(i), hash);
+                let key = d.intern_hashed(values.at(i), hash);
                 d.indices.push(key);
             }
         };
         picks.for_each(|i| {
-            let hash = hash_value(values.value(i));
+            let hash = hash_value(values.at(i));
             let mask = self.slots.len() - 1;
             prefetch(&self.slots[hash as usize & mask]);
             group[k] = (i, hash);

@@ -14,18 +14,18 @@
 //! layout whatever the column's delta options (those apply to integers).
 
 use crate::encoding::delta::binary_packed::DeltaBinaryPackedI32;
-use crate::values::bytes::{ByteValues, Picks};
+use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
 
 /// Total bytes of the values at `picks`.
 #[inline]
 pub(crate) fn picked_bytes(values: &ByteValues<'_>, picks: &Picks<'_>) -> usize {
     match picks.as_range() {
         Some((start, end)) => values.bytes_in(start, end),
-        None => {
+        None => with_layout!(values, v => {
             let mut total = 0;
-            picks.for_each(|i| total += values.value_len(i));
+            picks.for_each(|i| total += v.len_at(i));
             total
-        }
+        }),
     }
 }
 
@@ -34,12 +34,12 @@ pub(crate) fn picked_bytes(values: &ByteValues<'_>, picks: &Picks<'_>) -> usize 
 pub(crate) fn append_plain(out: &mut Vec<u8>, values: &ByteValues<'_>, picks: &Picks<'_>) -> usize {
     let bytes = picked_bytes(values, picks);
     out.reserve(bytes + 4 * picks.count());
-    picks.for_each(|i| {
-        let v = values.value(i);
+    with_layout!(values, v => picks.for_each(|i| {
+        let value = v.at(i);
         // parquet writes the length as a u32, whatever it is.
-        out.extend_from_slice(&(v.len() as u32).to_le_bytes());
-        out.extend_from_slice(v);
-    });
+        out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        out.extend_from_slice(value);
+    }));
     bytes
 }
 
@@ -66,11 +66,12 @@ impl DeltaLengthByteArray {
     pub(crate) fn put(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
         self.scratch.clear();
         self.data.reserve(picked_bytes(values, picks));
-        picks.for_each(|i| {
-            let v = values.value(i);
-            self.scratch.push(v.len() as i32);
-            self.data.extend_from_slice(v);
-        });
+        let (scratch, data) = (&mut self.scratch, &mut self.data);
+        with_layout!(values, v => picks.for_each(|i| {
+            let value = v.at(i);
+            scratch.push(value.len() as i32);
+            data.extend_from_slice(value);
+        }));
         self.lengths.put_slice(&self.scratch);
     }
 
@@ -129,15 +130,15 @@ impl DeltaByteArray {
         let mut last: &[u8] = &[];
         let suffixes = &mut self.suffixes;
         let (prefixes, suffix_lens) = (&mut self.prefixes, &mut self.suffix_lens);
-        picks.for_each(|i| {
-            let v = values.value(i);
-            let p = common_prefix_len(previous, v);
+        with_layout!(values, v => picks.for_each(|i| {
+            let value = v.at(i);
+            let p = common_prefix_len(previous, value);
             prefixes.push(p as i32);
-            suffix_lens.push((v.len() - p) as i32);
-            suffixes.extend_from_slice(&v[p..]);
-            previous = v;
-            last = v;
-        });
+            suffix_lens.push((value.len() - p) as i32);
+            suffixes.extend_from_slice(&value[p..]);
+            previous = value;
+            last = value;
+        }));
         self.previous.clear();
         self.previous.extend_from_slice(last);
         self.prefix_lengths.put_slice(&self.prefixes);

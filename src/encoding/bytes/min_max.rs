@@ -7,7 +7,7 @@
 //! entries its indices use ([`PageKeys`]), each looked at once per page.
 
 use super::dictionary::ByteDictionary;
-use crate::values::bytes::{ByteValues, Picks};
+use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
 
 /// The first eight bytes of `v`, zero-padded, as a big-endian integer.
 #[inline(always)]
@@ -49,9 +49,15 @@ pub(crate) fn min_max_positions(
     values: &ByteValues<'_>,
     picks: &Picks<'_>,
 ) -> Option<(usize, usize)> {
+    with_layout!(values, v => min_max_with(v, picks))
+}
+
+/// [`min_max_positions`] for values of one layout.
+#[inline(always)]
+fn min_max_with<'a>(values: impl ValueAt<'a>, picks: &Picks<'_>) -> Option<(usize, usize)> {
     let mut best: Option<(usize, Keyed<'_>, usize, Keyed<'_>)> = None;
     picks.for_each(|i| {
-        let v = Keyed::new(values.value(i));
+        let v = Keyed::new(values.at(i));
         match &mut best {
             None => best = Some((i, v, i, v)),
             Some((lo_at, lo, hi_at, hi)) => {

@@ -78,7 +78,6 @@ fn every_layout_reads_as_arrow_does() {
         for (start, len) in [(0, 200), (3, 150), (17, 0), (199, 1)] {
             let sliced = array.slice(start, len);
             let v = ByteValues::of(sliced.as_ref()).unwrap();
-            v.check().unwrap();
             assert_eq!(v.len(), len);
             for i in 0..len {
                 let want = arrow_value(sliced.as_ref(), i);
@@ -97,24 +96,6 @@ fn every_layout_reads_as_arrow_does() {
 fn other_types_are_not_byte_arrays() {
     let a = arrow_array::Int32Array::from(vec![1]);
     assert!(ByteValues::of(&a).is_none());
-}
-
-#[test]
-fn broken_views_are_found() {
-    let values = strings();
-    let good = view_array(&values, true);
-    let data = good.to_data();
-    let mut views = data.buffers()[0].as_slice().to_vec();
-    // The first out-of-line view (a long value) pointed at a missing buffer.
-    let i = (0..views.len() / 16)
-        .find(|&i| u32::from_le_bytes(views[i * 16..i * 16 + 4].try_into().unwrap()) > 12)
-        .unwrap();
-    views[i * 16 + 8..i * 16 + 12].copy_from_slice(&99u32.to_le_bytes());
-    let v = ByteValues::Views {
-        views: &views,
-        buffers: &data.buffers()[1..],
-    };
-    assert!(v.check().is_err());
 }
 
 #[test]
