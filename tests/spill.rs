@@ -484,7 +484,9 @@ fn files_are_removed_after_close() {
     assert_eq!(spill.spill_files(), 4);
     assert!(spill.spilled_bytes() > 0);
     assert_eq!(spill.resident_bytes(), 0);
-    assert!(w.memory_size() < 200 * 1024);
+    // What is left in memory: each column's open page and buffers (a fast
+    // leaf's block, about 80 KiB, is the most of it), not its pages.
+    assert!(w.memory_size() < 4 * 100 * 1024, "{}", w.memory_size());
     w.flush().unwrap();
     // The row group is written: its files are gone.
     assert!(spill_files(dir.path()).is_empty());
