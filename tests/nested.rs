@@ -133,6 +133,13 @@ fn kinds() -> Vec<DataType> {
         DataType::Decimal64(18, 4),
         DataType::Decimal128(10, 3),
         DataType::Decimal256(7, 1),
+        // Integers, dates, timestamps and floats (INT32, INT64, FLOAT, DOUBLE).
+        DataType::Int16,
+        DataType::UInt64,
+        DataType::Date64,
+        DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, Some("UTC".into())),
+        DataType::Float32,
+        DataType::Float64,
         // BYTE_ARRAY.
         DataType::Utf8,
         DataType::LargeUtf8,
@@ -150,10 +157,9 @@ fn is_flba(dt: &DataType) -> bool {
         | DataType::Decimal64(_, _)
         | DataType::Decimal128(_, _)
         | DataType::Decimal256(_, _) => true,
-        DataType::Float16 => true,
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => true,
         DataType::Interval(u) => *u != IntervalUnit::MonthDayNano,
-        // Strings and binary take the fast path too.
-        dt => is_byte_type(dt),
+        dt => integer_layout(dt).is_some() || is_byte_type(dt),
     }
 }
 

@@ -1,6 +1,8 @@
-//! Seeded randomized differential test: random FLBA schemas (1-4 columns of
-//! random type, width, precision and nullability, sometimes nested or
-//! dictionary-encoded, plus optional Int64/Utf8), random `WriterProperties`
+//! Seeded randomized differential test: random schemas of the fast path's
+//! types (1-4 columns of random type — FIXED_LEN_BYTE_ARRAY, decimals,
+//! integers, dates, times, timestamps, durations, floats, booleans — width,
+//! precision and nullability, sometimes nested or dictionary-encoded, plus
+//! optional Int64/Utf8), random `WriterProperties`
 //! from the configuration space of the differential suite, 1-5 batches of
 //! 0..3000 rows with random null patterns (including long runs that straddle
 //! pages) and random slice offsets. Every case must be byte-identical to
@@ -39,10 +41,15 @@ fn env_usize(name: &str) -> Option<usize> {
     })
 }
 
-/// A random leaf type of the fast path (FLBA, decimals, strings, binary).
+/// A random leaf type of the fast path: FIXED_LEN_BYTE_ARRAY, decimals,
+/// integers, dates, times, timestamps, durations, floats, booleans, strings,
+/// binary.
 fn flba_type(g: &mut Gen) -> DataType {
-    match g.range(0, 11) {
-        9 | 10 => g.pick(&byte_types()).clone(),
+    match g.range(0, 15) {
+        9 | 10 => g.pick(&integer_types()).clone(),
+        11 => g.pick(&float_types()).clone(),
+        12 => DataType::Boolean,
+        13 | 14 => g.pick(&byte_types()).clone(),
         0..=2 => {
             let w = if g.chance(0.05) {
                 200
@@ -161,34 +168,35 @@ fn random_batches(g: &mut Gen, schema: &SchemaRef, desc: &mut Vec<String>) -> Ve
     batches
 }
 
-/// How a (possibly dictionary-encoded) leaf is stored, for the encodings
-/// it takes.
-#[derive(Clone, Copy)]
-enum Stored {
-    /// FIXED_LEN_BYTE_ARRAY: PLAIN, BYTE_STREAM_SPLIT, DELTA_BYTE_ARRAY.
-    Flba,
-    /// A decimal as INT32 / INT64: PLAIN, BYTE_STREAM_SPLIT, DELTA_BINARY_PACKED.
-    Int,
-    /// BYTE_ARRAY: PLAIN, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY.
-    Bytes,
-}
-
-fn stored(dt: &DataType) -> Stored {
+/// The encodings a (possibly dictionary-encoded) leaf of `dt` may be given
+/// besides PLAIN: its delta encoding (DELTA_BINARY_PACKED for what is
+/// stored as INT32 / INT64, decimals included; DELTA_BYTE_ARRAY for
+/// FIXED_LEN_BYTE_ARRAY and byte arrays; RLE for booleans) and
+/// BYTE_STREAM_SPLIT (none for booleans; DELTA_LENGTH_BYTE_ARRAY for byte
+/// arrays).
+fn encodings_of(dt: &DataType) -> [Encoding; 2] {
     match dt {
-        DataType::Dictionary(_, v) => stored(v),
-        DataType::Decimal32(..) | DataType::Decimal64(..) => Stored::Int,
-        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p <= 18 => Stored::Int,
-        dt if is_byte_type(dt) => Stored::Bytes,
-        _ => Stored::Flba,
+        DataType::Dictionary(_, v) => encodings_of(v),
+        DataType::Decimal32(..) | DataType::Decimal64(..) => {
+            [Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT]
+        }
+        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p <= 18 => {
+            [Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT]
+        }
+        // BYTE_ARRAY: no BYTE_STREAM_SPLIT, DELTA_LENGTH_BYTE_ARRAY instead.
+        dt if is_byte_type(dt) => [
+            Encoding::DELTA_BYTE_ARRAY,
+            Encoding::DELTA_LENGTH_BYTE_ARRAY,
+        ],
+        dt => [delta_for(dt), byte_stream_split_for(dt)],
     }
 }
 
 /// Random writer properties; `flba_leaves` are the top-level leaves this
-/// crate writes (which may get explicit encodings), with how each is
-/// stored (which decides the encodings it takes).
+/// crate writes (which may get explicit encodings), with their types.
 fn random_props(
     g: &mut Gen,
-    flba_leaves: &[(String, Stored)],
+    flba_leaves: &[(String, DataType)],
     desc: &mut Vec<String>,
 ) -> WriterProperties {
     let mut b: WriterPropertiesBuilder = WriterProperties::builder();
@@ -227,25 +235,10 @@ fn random_props(
         b = b.set_dictionary_page_size_limit(n);
         d(format!("dict_limit={n}"));
     }
-    for (name, stored) in flba_leaves {
+    for (name, dt) in flba_leaves {
         if g.chance(0.3) {
-            let e = *g.pick(&match stored {
-                Stored::Int => [
-                    Encoding::PLAIN,
-                    Encoding::BYTE_STREAM_SPLIT,
-                    Encoding::DELTA_BINARY_PACKED,
-                ],
-                Stored::Flba => [
-                    Encoding::PLAIN,
-                    Encoding::BYTE_STREAM_SPLIT,
-                    Encoding::DELTA_BYTE_ARRAY,
-                ],
-                Stored::Bytes => [
-                    Encoding::PLAIN,
-                    Encoding::DELTA_LENGTH_BYTE_ARRAY,
-                    Encoding::DELTA_BYTE_ARRAY,
-                ],
-            });
+            let [delta, split] = encodings_of(dt);
+            let e = *g.pick(&[Encoding::PLAIN, split, delta]);
             b = b.set_column_encoding(ColumnPath::from(name.as_str()), e);
             d(format!("{name}:{e:?}"));
         }
@@ -377,23 +370,11 @@ fn randomized_flba_tables() {
                 .join(", ")
         )];
         let batches = random_batches(&mut g, &schema, &mut desc);
-        let flba_leaves: Vec<(String, Stored)> = schema
+        let flba_leaves: Vec<(String, DataType)> = schema
             .fields()
             .iter()
-            .filter(|f| {
-                matches!(
-                    f.data_type(),
-                    DataType::FixedSizeBinary(_)
-                        | DataType::Decimal32(..)
-                        | DataType::Decimal64(..)
-                        | DataType::Decimal128(..)
-                        | DataType::Decimal256(..)
-                        | DataType::Float16
-                        | DataType::Interval(_)
-                        | DataType::Dictionary(..)
-                ) || is_byte_type(f.data_type())
-            })
-            .map(|f| (f.name().clone(), stored(f.data_type())))
+            .filter(|f| !matches!(f.data_type(), DataType::Struct(_) | DataType::List(_)))
+            .map(|f| (f.name().clone(), f.data_type().clone()))
             .collect();
         let props = random_props(&mut g, &flba_leaves, &mut desc);
         let name = format!(

@@ -484,10 +484,9 @@ fn files_are_removed_after_close() {
     assert_eq!(spill.spill_files(), 4);
     assert!(spill.spilled_bytes() > 0);
     assert_eq!(spill.resident_bytes(), 0);
-    // Three fast columns (the id, the amount, the symbol), about 84 KiB of
-    // buffers each here, and parquet's Int64 writer: no spilled page is
-    // held.
-    assert!(w.memory_size() < 300 * 1024);
+    // What is left in memory: each column's open page and buffers (a fast
+    // leaf's block, about 80 KiB, is the most of it), not its pages.
+    assert!(w.memory_size() < 4 * 100 * 1024, "{}", w.memory_size());
     w.flush().unwrap();
     // The row group is written: its files are gone.
     assert!(spill_files(dir.path()).is_empty());

@@ -102,7 +102,7 @@ impl PageExtremes {
     fn flush(&mut self) -> (&MinMax, Option<u64>) {
         std::mem::swap(&mut self.current, &mut self.flushed);
         self.current.clear();
-        if self.floating && !crate::compat::FLOAT16_TOTAL_ORDER {
+        if self.floating && !crate::compat::FLOAT_TOTAL_ORDER {
             self.flushed.replace_float_zeros();
         }
         (&self.flushed, self.nans.take())
@@ -112,6 +112,8 @@ impl PageExtremes {
 /// One column's value encoder.
 #[derive(Debug)]
 pub(crate) struct ColumnEncoder {
+    /// The column's dotted path, for errors.
+    column: String,
     width: usize,
     dictionary: Option<Dictionary>,
     fallback: Fallback,
@@ -156,6 +158,7 @@ impl ColumnEncoder {
             .map(BloomFilter::try_new)
             .transpose()?;
         Ok(Self {
+            column: path.string(),
             width,
             dictionary: (props.dictionary_enabled(path)
                 && has_dictionary_support(physical, props.writer_version()))
@@ -182,6 +185,14 @@ impl ColumnEncoder {
             out: Vec::new(),
             scratch: Vec::new(),
         })
+    }
+
+    /// A mini-batch starts, with or without values (RLE booleans start
+    /// their page's encoder there, as `parquet` does).
+    pub(crate) fn start_mini_batch(&mut self) {
+        if let (None, Fallback::RleBooleans(enc)) = (&self.dictionary, &mut self.fallback) {
+            enc.start();
+        }
     }
 
     /// Encodes the values of `src`, folding them into the page's min/max and
@@ -332,7 +343,9 @@ impl ColumnEncoder {
                 (Encoding::PLAIN, Some(block.take().unwrap_or_default()))
             }
             (None, other) => {
-                other.finish_into(self.width, &mut self.out);
+                other
+                    .finish_into(self.width, &mut self.out)
+                    .map_err(|e| with_column(e, &self.column))?;
                 (other.encoding(), None)
             }
         };
@@ -374,6 +387,16 @@ impl ColumnEncoder {
     /// are not added to any filter.
     pub(crate) fn flush_bloom_filter(&mut self) -> Option<Sbbf> {
         self.bloom.take().map(BloomFilter::finish)
+    }
+}
+
+/// `e` with the name of the column it happened in.
+fn with_column(e: ParquetError, column: &str) -> ParquetError {
+    match e {
+        ParquetError::General(message) => {
+            ParquetError::General(format!("Column '{column}': {message}"))
+        }
+        other => other,
     }
 }
 

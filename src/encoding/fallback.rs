@@ -1,8 +1,10 @@
 //! The encoders used without a dictionary, or after it falls back: PLAIN,
-//! BYTE_STREAM_SPLIT, DELTA_BYTE_ARRAY (FIXED_LEN_BYTE_ARRAY) and
-//! DELTA_BINARY_PACKED (INT32 / INT64).
+//! BYTE_STREAM_SPLIT, DELTA_BYTE_ARRAY (FIXED_LEN_BYTE_ARRAY),
+//! DELTA_BINARY_PACKED (INT32 / INT64), and for BOOLEAN PLAIN (bit-packed)
+//! and RLE.
 
 use super::block::PageBlock;
+use super::boolean::{PlainBooleans, RleBooleans};
 use super::delta::{DeltaBinaryPacked, DeltaByteArray};
 use crate::compat::DeltaOptions;
 use crate::values::Slots;
@@ -24,6 +26,10 @@ pub(crate) enum Fallback {
     DeltaInt32(Box<DeltaBinaryPacked<i32>>),
     /// DELTA_BINARY_PACKED of INT64 values.
     DeltaInt64(Box<DeltaBinaryPacked<i64>>),
+    /// PLAIN BOOLEAN values, bit-packed.
+    PlainBooleans(PlainBooleans),
+    /// RLE BOOLEAN values.
+    RleBooleans(Box<RleBooleans>),
 }
 
 impl Fallback {
@@ -53,8 +59,12 @@ impl Fallback {
         options: Option<DeltaOptions>,
     ) -> Result<Self> {
         Ok(match (encoding, physical) {
+            (Encoding::PLAIN, PhysicalType::BOOLEAN) => Self::PlainBooleans(Default::default()),
+            (Encoding::RLE, PhysicalType::BOOLEAN) => Self::RleBooleans(Default::default()),
             (Encoding::PLAIN, _) => Self::Plain(None),
-            (Encoding::BYTE_STREAM_SPLIT, _) => Self::ByteStreamSplit(Vec::new()),
+            (Encoding::BYTE_STREAM_SPLIT, t) if t != PhysicalType::BOOLEAN => {
+                Self::ByteStreamSplit(Vec::new())
+            }
             (Encoding::DELTA_BYTE_ARRAY, PhysicalType::FIXED_LEN_BYTE_ARRAY) => {
                 Self::DeltaByteArray(Box::new(DeltaByteArray::new(width, options)))
             }
@@ -79,6 +89,8 @@ impl Fallback {
             Self::ByteStreamSplit(_) => Encoding::BYTE_STREAM_SPLIT,
             Self::DeltaByteArray(_) => Encoding::DELTA_BYTE_ARRAY,
             Self::DeltaInt32(_) | Self::DeltaInt64(_) => Encoding::DELTA_BINARY_PACKED,
+            Self::PlainBooleans(_) => Encoding::PLAIN,
+            Self::RleBooleans(_) => Encoding::RLE,
         }
     }
 
@@ -89,7 +101,11 @@ impl Fallback {
         match self {
             Self::Plain(block) => Some(block.get_or_insert_default().buffer()),
             Self::ByteStreamSplit(buf) => Some(buf),
-            Self::DeltaByteArray(_) | Self::DeltaInt32(_) | Self::DeltaInt64(_) => None,
+            Self::DeltaByteArray(_)
+            | Self::DeltaInt32(_)
+            | Self::DeltaInt64(_)
+            | Self::PlainBooleans(_)
+            | Self::RleBooleans(_) => None,
         }
     }
 
@@ -100,6 +116,8 @@ impl Fallback {
             Self::DeltaByteArray(enc) => enc.put(values),
             Self::DeltaInt32(enc) => enc.put_le(values),
             Self::DeltaInt64(enc) => enc.put_le(values),
+            Self::PlainBooleans(enc) => enc.put(values),
+            Self::RleBooleans(enc) => enc.put(values),
             other => {
                 if let Some(buf) = other.raw_buffer() {
                     buf.extend_from_slice(values);
@@ -116,6 +134,8 @@ impl Fallback {
             Self::DeltaByteArray(enc) => enc.estimated_size(),
             Self::DeltaInt32(enc) => enc.completed_len(),
             Self::DeltaInt64(enc) => enc.completed_len(),
+            Self::PlainBooleans(enc) => enc.estimated_size(),
+            Self::RleBooleans(enc) => enc.estimated_size(),
         }
     }
 
@@ -127,13 +147,16 @@ impl Fallback {
             Self::DeltaByteArray(enc) => enc.memory_size(),
             Self::DeltaInt32(enc) => enc.memory_size(),
             Self::DeltaInt64(enc) => enc.memory_size(),
+            Self::PlainBooleans(enc) => enc.memory_size(),
+            Self::RleBooleans(enc) => enc.memory_size(),
         }
     }
 
-    /// Appends the encoded page of a BYTE_STREAM_SPLIT or DELTA_BYTE_ARRAY
+    /// Appends the encoded page of a BYTE_STREAM_SPLIT, delta or BOOLEAN
     /// encoder to `dst` and clears it (PLAIN pages are handed over in their
-    /// block instead).
-    pub(crate) fn finish_into(&mut self, width: usize, dst: &mut Vec<u8>) {
+    /// block instead). Fails for a page `parquet` cannot write (an RLE
+    /// BOOLEAN page without values).
+    pub(crate) fn finish_into(&mut self, width: usize, dst: &mut Vec<u8>) -> Result<()> {
         match self {
             Self::Plain(block) => {
                 if let Some(block) = block {
@@ -148,7 +171,10 @@ impl Fallback {
             Self::DeltaByteArray(enc) => enc.finish_into(dst),
             Self::DeltaInt32(enc) => enc.finish_into(dst),
             Self::DeltaInt64(enc) => enc.finish_into(dst),
+            Self::PlainBooleans(enc) => enc.finish_into(dst),
+            Self::RleBooleans(enc) => return enc.finish_into(dst),
         }
+        Ok(())
     }
 }
 
@@ -189,7 +215,7 @@ mod tests {
             let mut ours = Fallback::ByteStreamSplit(Vec::new());
             ours.put(Slots::fixed(&values, width));
             let mut out = Vec::new();
-            ours.finish_into(width, &mut out);
+            ours.finish_into(width, &mut out).unwrap();
             assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "width {width}");
         }
     }

@@ -323,7 +323,7 @@ fn float_min_max<const W: usize>(values: &[u8]) -> Option<(usize, usize, u64)> {
     }
     // Every value is NaN: min and max are the extreme NaNs by total order
     // (60); 59 has none (D3).
-    if !crate::compat::FLOAT16_TOTAL_ORDER {
+    if !crate::compat::FLOAT_TOTAL_ORDER {
         return None;
     }
     let (lo_i, hi_i) = min_max_by_key(floats, |v| float_key(v));

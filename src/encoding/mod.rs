@@ -18,6 +18,7 @@
 pub(crate) mod bitpack;
 pub(crate) mod block;
 pub(crate) mod bloom;
+pub(crate) mod boolean;
 pub(crate) mod bytes;
 pub(crate) mod delta;
 pub(crate) mod dictionary;

@@ -51,6 +51,13 @@ impl ValueEncoder {
         }
     }
 
+    /// A mini-batch starts, with or without values.
+    pub(crate) fn start_mini_batch(&mut self) {
+        if let Self::Fixed(e) = self {
+            e.start_mini_batch();
+        }
+    }
+
     /// Encodes the values of `src`.
     pub(crate) fn write(&mut self, src: &impl ValueSource) -> Result<()> {
         match self {

@@ -20,7 +20,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 use parquet::basic::Type as PhysicalType;
-use parquet::errors::Result;
+use parquet::errors::{ParquetError, Result};
 use std::ops::Range;
 
 /// How a batch too large for the byte budget is cut into windows.
@@ -38,10 +38,10 @@ struct Budget {
     base: usize,
     /// Bytes per value; None for byte arrays, which never fit statically.
     width: Option<usize>,
-    /// INT32 / INT64: `parquet` sizes a window by whole values (the budget
-    /// divided by the width), where for FIXED_LEN_BYTE_ARRAY it also takes
-    /// the value that crosses the budget.
-    integers: bool,
+    /// Every physical type but the byte arrays: `parquet` sizes a window by
+    /// whole values (the budget divided by the width), where for
+    /// FIXED_LEN_BYTE_ARRAY it also takes the value that crosses the budget.
+    whole_values: bool,
     fits_page: bool,
     fits_dict: bool,
 }
@@ -60,7 +60,10 @@ impl Budget {
         Self {
             base,
             width,
-            integers: matches!(s.physical, PhysicalType::INT32 | PhysicalType::INT64),
+            whole_values: !matches!(
+                s.physical,
+                PhysicalType::FIXED_LEN_BYTE_ARRAY | PhysicalType::BYTE_ARRAY
+            ),
             fits_page: !budgeted || per_batch.is_some_and(|p| p <= s.data_page_size_limit),
             fits_dict: !budgeted || per_batch.is_some_and(|p| p <= s.dictionary_page_size_limit),
         }
@@ -110,7 +113,7 @@ impl Budget {
         let fit = match self.width {
             None => bytes_fit(budget),
             Some(0) => values,
-            Some(w) if self.integers => values.min(budget / w),
+            Some(w) if self.whole_values => values.min(budget / w),
             Some(w) => values.min((budget / w).saturating_add(1)),
         };
         if fit >= values {
@@ -209,12 +212,27 @@ pub(super) fn write_content_defined<V: LevelView>(
             let bytes = &keys.buffers()[0].as_slice()[keys.offset() * key_width..];
             view.content_chunks(chunker, ChunkBytes::Fixed(bytes, key_width))
         }
+        // A boolean is hashed as the byte 0 or 1.
+        (_, LeafValues::Fixed(v)) if v.is_bits() => {
+            let bytes = v.bits_as_bytes(array.len());
+            view.content_chunks(chunker, ChunkBytes::Fixed(&bytes, 1))
+        }
         (_, LeafValues::Fixed(v)) => view.content_chunks(
             chunker,
             ChunkBytes::Fixed(v.native_bytes(), v.native_width()),
         ),
         (_, bytes) => view.content_chunks(chunker, ChunkBytes::Bytes(*bytes)),
     };
+    if spans.iter().any(|span| view.values_out_of_order(span)) {
+        return Err(ParquetError::General(format!(
+            "Column '{}': parquet {} cannot chunk this write by content: a chunk's values are \
+             out of order in the array (a list view's), and parquet slices a chunk's values \
+             from its first to its last one (it panics: index out of bounds); write the column \
+             as a List, or without content-defined chunking",
+            b.column_name(),
+            compat::RESOLVED_RELEASE
+        )));
+    }
     let last = spans.len().saturating_sub(1);
     b.expect_cuts(last);
     for (k, span) in spans.into_iter().enumerate() {

@@ -256,6 +256,7 @@ impl PageBuilder {
         self.expected.levels = self.expected.levels.saturating_sub(num_levels);
         self.page.nulls += (num_levels - num_values) as u64;
         self.page.rows += rows as u32;
+        self.encoder.start_mini_batch();
         if num_values > 0 {
             let headroom = self.page_headroom();
             self.output.set_block_hint(self.block_hint(headroom));

@@ -21,7 +21,7 @@ pub(crate) struct HeaderMinMax {
 }
 
 impl HeaderMinMax {
-    /// The header min/max of a page with `min_max` (and, for Float16, `nans`),
+    /// The header min/max of a page with `min_max` (and, for floats, `nans`),
     /// if it has any.
     pub(crate) fn new(s: &ColumnSettings, min_max: &MinMax, nans: Option<u64>) -> Option<Self> {
         let (min, max) = min_max.min().zip(min_max.max())?;
@@ -105,7 +105,7 @@ pub(crate) fn chunk_statistics(
     nulls: u64,
     nans: Option<u64>,
 ) -> Statistics {
-    if let Some(stats) = integer_statistics(s, min_max, distinct_count, nulls) {
+    if let Some(stats) = typed_statistics(s, min_max, distinct_count, nulls, nans) {
         return stats;
     }
     match s.physical {
@@ -116,27 +116,32 @@ pub(crate) fn chunk_statistics(
     }
 }
 
-/// The chunk statistics of an INT32 / INT64 column (never truncated, no NaN
-/// count); None for a FIXED_LEN_BYTE_ARRAY column.
-fn integer_statistics(
+/// The chunk statistics of a BOOLEAN, INT32, INT64, FLOAT or DOUBLE column (never
+/// truncated; floats with their NaN count where the release has one); None
+/// for a FIXED_LEN_BYTE_ARRAY column.
+fn typed_statistics(
     s: &ColumnSettings,
     min_max: &MinMax,
     distinct_count: Option<u64>,
     nulls: u64,
+    nans: Option<u64>,
 ) -> Option<Statistics> {
     macro_rules! typed {
         ($t:ty) => {
             Statistics::from(
-                ValueStatistics::<$t>::new(
-                    min_max
-                        .min()
-                        .and_then(|v| Some(<$t>::from_le_bytes(v.try_into().ok()?))),
-                    min_max
-                        .max()
-                        .and_then(|v| Some(<$t>::from_le_bytes(v.try_into().ok()?))),
-                    distinct_count,
-                    Some(nulls),
-                    false,
+                crate::compat::with_nan_count(
+                    ValueStatistics::<$t>::new(
+                        min_max
+                            .min()
+                            .and_then(|v| Some(<$t>::from_le_bytes(v.try_into().ok()?))),
+                        min_max
+                            .max()
+                            .and_then(|v| Some(<$t>::from_le_bytes(v.try_into().ok()?))),
+                        distinct_count,
+                        Some(nulls),
+                        false,
+                    ),
+                    nans,
                 )
                 .with_backwards_compatible_min_max(s.signed),
             )
@@ -145,6 +150,18 @@ fn integer_statistics(
     Some(match s.physical {
         PhysicalType::INT32 => typed!(i32),
         PhysicalType::INT64 => typed!(i64),
+        PhysicalType::FLOAT => typed!(f32),
+        PhysicalType::DOUBLE => typed!(f64),
+        PhysicalType::BOOLEAN => Statistics::from(
+            ValueStatistics::<bool>::new(
+                min_max.min().and_then(|v| Some(*v.first()? != 0)),
+                min_max.max().and_then(|v| Some(*v.first()? != 0)),
+                distinct_count,
+                Some(nulls),
+                false,
+            )
+            .with_backwards_compatible_min_max(s.signed),
+        ),
         _ => return None,
     })
 }

@@ -22,6 +22,14 @@ impl ColumnPlan {
         if encrypted(props) {
             plan.delegate_fast(|_| true, DelegateReason::Encrypted);
         }
+        let alp: Vec<bool> = (parquet.columns().iter())
+            .map(|descr| {
+                props
+                    .encoding(descr.path())
+                    .is_some_and(crate::compat::is_alp)
+            })
+            .collect();
+        plan.delegate_fast(|l| alp[l], DelegateReason::AlpEncoding);
         if !crate::compat::RELEASE_VERIFIED {
             plan.delegate_fast(|_| true, DelegateReason::UnverifiedRelease);
         }
@@ -214,6 +222,7 @@ fn judge_leaf(data_type: &DataType, descr: &ColumnDescriptor) -> Option<Delegate
     if fast_candidate(data_type).is_none() {
         return Some(match data_type {
             DataType::Interval(IntervalUnit::MonthDayNano) => DelegateReason::IntervalMonthDayNano,
+            DataType::Null => DelegateReason::NullType,
             _ => DelegateReason::NotFixedLenByteArray,
         });
     }
@@ -257,7 +266,7 @@ fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
         return byte_array_agrees(data_type, descr);
     }
     if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY {
-        return false;
+        return super::primitive::primitive_agrees(data_type, descr);
     }
     let width = usize::try_from(descr.type_length()).unwrap_or(0);
     let converted = descr.converted_type();

@@ -15,8 +15,10 @@ impl fmt::Display for LeafPath {
 impl fmt::Display for DelegateReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            DelegateReason::NotFixedLenByteArray => "not a FIXED_LEN_BYTE_ARRAY type",
+            DelegateReason::NotFixedLenByteArray => "not a type this crate writes",
             DelegateReason::IntervalMonthDayNano => "Interval(MonthDayNano) (parquet rejects it)",
+            DelegateReason::NullType => "Null type (no values to encode)",
+            DelegateReason::AlpEncoding => "ALP encoding (parquet's own)",
             DelegateReason::Encrypted => "encrypted file",
             DelegateReason::ParquetSchemaMismatch => {
                 "explicit Parquet schema differs from the converter's"

@@ -20,6 +20,9 @@ impl NativeValues<'_> {
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
+        if self.is_bits() {
+            return self.bits_range(start, end, out);
+        }
         let src = &self.bytes[start * self.native_width..end * self.native_width];
         self.convert(src, Pick::All, out, extremes);
     }
@@ -34,6 +37,9 @@ impl NativeValues<'_> {
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
+        if self.is_bits() {
+            return self.bits_gather(positions, out);
+        }
         self.convert(self.bytes, Pick::At(positions), out, extremes);
     }
 
@@ -51,6 +57,9 @@ impl NativeValues<'_> {
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
+        if self.is_bits() {
+            return self.bits_compact((start, end), (bits, bit_offset), count, out);
+        }
         let src = &self.bytes[start * self.native_width..end * self.native_width];
         let pick = Pick::Mask {
             bits,
@@ -77,6 +86,9 @@ impl NativeValues<'_> {
                 }
             };
         }
+        if self.kind.is_integer() && self.native_width != self.width {
+            return super::integer::widen_or_narrow(self.kind, src, at, out);
+        }
         if self.kind.stored_as_int(self.width) {
             // INT32 / INT64: the low bytes of each little-endian value.
             return match (self.native_width, self.width) {
@@ -91,11 +103,29 @@ impl NativeValues<'_> {
             };
         }
         match self.kind {
-            LeafKind::FixedSizeBinary | LeafKind::Float16 => {
-                copy_values(src, at, self.native_width, out)
-            }
+            LeafKind::FixedSizeBinary
+            | LeafKind::Float16
+            | LeafKind::Float32
+            | LeafKind::Float64 => copy_values(src, at, self.native_width, out),
+            // Converted above, a bit at a time.
+            LeafKind::Boolean => unreachable!("bits"),
             // Stored as INT32 / INT64 above.
-            LeafKind::Decimal32 | LeafKind::Decimal64 => {
+            LeafKind::Decimal32
+            | LeafKind::Decimal64
+            | LeafKind::Int8
+            | LeafKind::Int16
+            | LeafKind::Int32
+            | LeafKind::Int64
+            | LeafKind::UInt8
+            | LeafKind::UInt16
+            | LeafKind::UInt32
+            | LeafKind::UInt64
+            | LeafKind::Date32
+            | LeafKind::Date64
+            | LeafKind::Time32
+            | LeafKind::Time64
+            | LeafKind::Timestamp
+            | LeafKind::Duration => {
                 unreachable!("{:?} of width {}", self.kind, self.width)
             }
             LeafKind::Decimal128 => {
@@ -136,7 +166,7 @@ impl NativeValues<'_> {
 
 /// Which values of a source to convert.
 #[derive(Clone, Copy)]
-enum Pick<'a> {
+pub(super) enum Pick<'a> {
     /// All of them, in order.
     All,
     /// The values at these positions, in this order.
@@ -209,7 +239,7 @@ fn copy_fixed<const W: usize>(src: &[u8], at: Pick<'_>, out: &mut Vec<u8>) {
 /// in order, as `convert` makes it, straight into the spare capacity of
 /// `out` (no zeroing first).
 #[inline(always)]
-fn append_converted<const S: usize, const W: usize>(
+pub(super) fn append_converted<const S: usize, const W: usize>(
     out: &mut Vec<u8>,
     src: &[[u8; S]],
     at: Pick<'_>,

@@ -18,9 +18,11 @@
 //! * [`ValueSource`] (`source`) hands the page builder the values of one
 //!   mini-batch: a range, the valid positions of a bitmap, or listed positions.
 
+mod bits;
 pub(crate) mod bytes;
 mod convert;
 mod extremes;
+mod integer;
 mod kind;
 mod native;
 pub(crate) mod order;

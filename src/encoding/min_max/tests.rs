@@ -39,7 +39,7 @@ fn batch_min_max_matches_naive() {
         let Some((lo, hi, nans)) = batch_min_max(order, Slots::fixed(&values, width)) else {
             // parquet 59: no min/max for a batch of only NaN (D3).
             assert!(
-                !crate::compat::FLOAT16_TOTAL_ORDER
+                !crate::compat::FLOAT_TOTAL_ORDER
                     && values.chunks_exact(width).all(|v| order.is_nan(v)),
                 "case {case}"
             );
