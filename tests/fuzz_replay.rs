@@ -245,6 +245,54 @@ fn generated_inputs_reach_every_path() {
     }
 }
 
+/// The generated scenarios' string columns (`Kind::Utf8`, a top-level
+/// `Utf8` field) are planned on the fast path, whatever the scenario's
+/// options: the differential and round-trip targets then check, leaf by
+/// leaf, that they ran there (`writers::check_ran_as_planned`). Identical
+/// files alone would not tell a fast string leaf from a delegated one.
+#[test]
+fn generated_string_columns_are_fast() {
+    use harness::generate::Kind;
+    use parquet_flba::LeafPath;
+    for name in ["differential", "roundtrip"] {
+        let inputs = generated_inputs(name, GENERATED);
+        let mut with_strings = 0;
+        with_limits(Limits::SMALL, || {
+            for (i, input) in inputs.iter().enumerate() {
+                let sc = Scenario::decode(&mut ByteReader::new(input), true);
+                let Some(col) = sc.cols.iter().find(|c| c.kind == Kind::Utf8) else {
+                    continue;
+                };
+                // A scenario both writers reject up front has no plan.
+                let Ok(wr) = harness::writers::flba::writer(Vec::new(), &sc.schema, &sc.opts)
+                else {
+                    continue;
+                };
+                with_strings += 1;
+                let path = col.leaf_path(false);
+                let leaf = wr
+                    .column_plan()
+                    .leaves()
+                    .iter()
+                    .find(|l| *l.column_path() == path)
+                    .unwrap_or_else(|| panic!("`{name}` #{i}: no leaf {path} in the plan"));
+                assert_eq!(
+                    leaf.path(),
+                    LeafPath::Fast,
+                    "`{name}` #{i}: the Utf8 leaf {path} is delegated ({:?})",
+                    leaf.reason()
+                );
+            }
+        });
+        eprintln!("{name}: {with_strings} generated scenarios with a Utf8 column");
+        assert!(
+            with_strings * 5 >= inputs.len(),
+            "`{name}`: only {with_strings} of {} generated scenarios have a Utf8 column",
+            inputs.len()
+        );
+    }
+}
+
 /// The files of `dir`, sorted (none if it does not exist).
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
