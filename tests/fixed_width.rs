@@ -148,7 +148,7 @@ fn date64_with_and_without_coerce_types() {
         // stored days.
         let p = props()
             .set_coerce_types(coerce)
-            .set_write_row_group_number_distinct_values(true)
+            .distinct_values(true)
             .build();
         let name = format!("date64/coerce_{coerce}/distinct");
         fast_case(&mut f, &name, &schema, std::slice::from_ref(&batch), p);

@@ -200,6 +200,7 @@ fn generated_inputs_reach_every_path() {
         let mut listener = 0;
         let mut threads = 0;
         let mut columns = 0;
+        let mut primitives = 0;
         with_limits(Limits::SMALL, || {
             for input in &inputs {
                 let sc = Scenario::decode(&mut ByteReader::new(input), true);
@@ -214,13 +215,17 @@ fn generated_inputs_reach_every_path() {
                 columns += usize::from(is_columns);
                 listener += usize::from(sc.opts.memory_block.is_some() && !is_columns);
                 threads += usize::from(sc.opts.threads > 1 && !is_columns);
+                let primitive =
+                    |c: &harness::generate::Col| matches!(c.kind, harness::generate::Kind::Prim(_));
+                primitives += usize::from(sc.cols.iter().any(primitive));
             }
         });
         let n = inputs.len();
         eprintln!(
             "{name}: of {n} generated scenarios, {cdc} CDC, {mixed_cdc} mixed-table CDC, \
              {page_store} page store ({spill} spilling), {listener} memory listener, \
-             {threads} several threads, {columns} column-level API"
+             {threads} several threads, {columns} column-level API, {primitives} a \
+             fixed-width primitive other than Int64"
         );
         for (what, count, min_share) in [
             ("CDC", cdc, 4),
@@ -230,6 +235,7 @@ fn generated_inputs_reach_every_path() {
             ("a memory listener", listener, 10),
             ("several threads", threads, 10),
             ("the column-level API", columns, 10),
+            ("a fixed-width primitive other than Int64", primitives, 10),
         ] {
             if what.contains("page store") && !harness::release::PAGE_STORES {
                 // parquet 58 has none: no scenario uses one there.

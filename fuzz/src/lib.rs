@@ -42,6 +42,7 @@ pub mod describe;
 pub mod differential;
 pub mod generate;
 pub mod input;
+pub mod primitive;
 pub mod readback;
 pub mod release;
 pub mod roundtrip;

@@ -5,7 +5,7 @@
 //! converts it).
 
 use super::LeafKind;
-use super::convert::{Pick, append_converted};
+use super::pick::{Pick, append_converted};
 
 /// Milliseconds in a day.
 const MS_PER_DAY: i64 = 86_400_000;

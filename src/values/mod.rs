@@ -26,6 +26,7 @@ mod integer;
 mod kind;
 mod native;
 pub(crate) mod order;
+mod pick;
 pub(crate) mod slots;
 mod source;
 mod width;

@@ -34,7 +34,7 @@ pub use primitives::{
 };
 // Not every test crate uses every re-export.
 #[allow(unused_imports)]
-pub use catch::panic_message;
+pub use catch::{is_known_upstream_panic, panic_message};
 #[allow(unused_imports)]
 pub use describe::{compare_files, contains_number, describe_file, line_diff};
 #[allow(unused_imports)]
@@ -1047,17 +1047,6 @@ writer_impl!(flba, parquet_flba);
 pub fn err(ctx: &str) -> impl Fn(parquet::errors::ParquetError) -> String + use<> {
     let ctx = ctx.to_string();
     move |e| format!("{ctx}: {e}")
-}
-
-/// What `parquet`'s writer panics with on valid input, where this crate
-/// returns a `ParquetError` instead: an all-null page of an RLE-encoded
-/// BOOLEAN column.
-pub const KNOWN_UPSTREAM_PANICS: &[&str] = &["RLE value encoder is not initialized"];
-
-/// Whether a panic message (from [`no_panic`]) is one of
-/// [`KNOWN_UPSTREAM_PANICS`].
-pub fn is_known_upstream_panic(message: &str) -> bool {
-    message.contains("panicked") && KNOWN_UPSTREAM_PANICS.iter().any(|p| message.contains(p))
 }
 
 /// Run `f`, turning a panic into an `Err` naming it.
