@@ -1079,12 +1079,7 @@ pub fn gen_column(r: &mut ByteReader, col: &Col, n: usize, opts: ArrayOpts) -> (
         Kind::Utf8 => {
             let nulls = gen_nulls(r, len, nullable);
             let mut rng = r.rng();
-            let vals: Vec<String> = (0..len)
-                .map(|_| {
-                    let m = 1 + rng.below(1000);
-                    format!("s{}", rng.below(m))
-                })
-                .collect();
+            let vals: Vec<String> = (0..len).map(|_| gen_string(&mut rng)).collect();
             Arc::new(StringArray::new(
                 OffsetBuffer::from_lengths(vals.iter().map(String::len)),
                 Buffer::from(vals.concat().into_bytes()),
@@ -1253,6 +1248,31 @@ fn decode_limit(r: &mut ByteReader) -> usize {
         5 => 1 << 20,
         6 => usize::MAX / 2,
         _ => r.range(1, 1024),
+    }
+}
+
+/// One value of a `Utf8` column: mostly a short symbol (`s` and a number:
+/// repeats and shared prefixes), sometimes empty, or long (past the
+/// statistics and column index truncation lengths), of ASCII, of a
+/// multi-byte character (2, 3 or 4 bytes) repeated so that a truncation
+/// length falls inside one, or of U+10FFFF / U+FFFF (whose truncated max
+/// cannot be incremented in place).
+fn gen_string(rng: &mut SplitMix64) -> String {
+    match rng.below(32) {
+        0 => String::new(),
+        1..=3 => {
+            let c = ['a', 'é', '€', '😀', '\u{ffff}', '\u{10ffff}'][rng.below(6) as usize];
+            let n = 1 + rng.below(90) as usize;
+            let mut v: String = std::iter::repeat_n(c, n).collect();
+            if rng.chance(1, 2) {
+                v.insert(0, 'x');
+            }
+            v
+        }
+        _ => {
+            let m = 1 + rng.below(1000);
+            format!("s{}", rng.below(m))
+        }
     }
 }
 
