@@ -12,11 +12,12 @@ use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnDescPtr;
 
-/// One column's value encoder.
+/// One column's value encoder (boxed: one allocation per column chunk,
+/// and the enum stays a pointer wide whichever it is).
 #[derive(Debug)]
 pub(crate) enum ValueEncoder {
     /// Values of one width (FIXED_LEN_BYTE_ARRAY, INT32, INT64, ...).
-    Fixed(ColumnEncoder),
+    Fixed(Box<ColumnEncoder>),
     /// Byte arrays (BYTE_ARRAY).
     Bytes(Box<ByteEncoder>),
 }
@@ -40,7 +41,7 @@ impl ValueEncoder {
     ) -> Result<Self> {
         Ok(match descr.physical_type() {
             PhysicalType::BYTE_ARRAY => Self::Bytes(Box::new(ByteEncoder::try_new(descr, props)?)),
-            _ => Self::Fixed(ColumnEncoder::try_new(descr, props, order)?),
+            _ => Self::Fixed(Box::new(ColumnEncoder::try_new(descr, props, order)?)),
         })
     }
 
