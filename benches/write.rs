@@ -42,6 +42,8 @@
 //! cargo bench --bench write -- 'plain_nostats'         # includes the memcpy references
 //! cargo bench --bench write -- 'setup/'
 //! cargo bench --bench write -- 'nested/'
+//! cargo bench --bench write -- 'tables/'                   # whole tables: mixed4, prims, each type alone
+//! cargo bench --bench write -- 'tables/prims/'             # one table, every configuration
 //! cargo bench --bench write -- 'accounting/'               # MemoryListener overhead
 //! cargo bench --bench write -- 'threads/'                  # with_threads(1) vs with_threads(2)
 //! cargo bench --bench write -- 'block_cache/'              # with the page-block cache...
@@ -75,6 +77,7 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_m
 
 mod workloads;
 
+use workloads::tables::{TABLE_BATCHES, TABLE_ROWS, TABLES};
 use workloads::{
     CONFIG_NAMES, DEFAULT_ROWS, NESTED, SETUP_FILES, SETUP_ROWS, WORKLOADS, Writer, config,
     reference_copy, setup_batches, value_bytes, write_file,
@@ -104,6 +107,26 @@ fn bench_both_writers(
 /// Capacity to reserve for one output file of `value_bytes` value bytes.
 fn sink_capacity(value_bytes: u64) -> usize {
     value_bytes as usize + value_bytes as usize / 4 + (4 << 20)
+}
+
+/// The configurations whole tables are timed under.
+const TABLE_CONFIGS: [&str; 4] = ["default", "bloom_filter", "parquet_2", "zstd"];
+
+/// Whole tables (`workloads::tables`: 2,097,152 rows in 64 batches, one
+/// file): both writers, one thread, under each of [`TABLE_CONFIGS`].
+fn bench_tables(c: &mut Criterion) {
+    for table in &TABLES {
+        let batches = table.build(TABLE_ROWS, TABLE_BATCHES);
+        let bytes: u64 = batches.iter().map(value_bytes).sum();
+        let mut sink = Vec::with_capacity(sink_capacity(bytes));
+        for config_name in TABLE_CONFIGS {
+            let props = config(config_name).expect("known configuration");
+            let mut group = c.benchmark_group(format!("tables/{}/{config_name}", table.name));
+            group.throughput(Throughput::Bytes(bytes));
+            bench_both_writers(&mut group, &mut sink, &batches, &props);
+            group.finish();
+        }
+    }
 }
 
 /// Every workload × configuration: both writers, plus `memcpy` for `plain_nostats`.
@@ -370,13 +393,13 @@ fn criterion_config() -> Criterion {
 
 mod harness {
     use super::{
-        bench_accounting, bench_block_cache, bench_nested, bench_setup, bench_threads,
-        bench_workloads, criterion_config,
+        bench_accounting, bench_block_cache, bench_nested, bench_setup, bench_tables,
+        bench_threads, bench_workloads, criterion_config,
     };
     criterion::criterion_group! {
         name = benches;
         config = criterion_config();
-        targets = bench_workloads, bench_nested, bench_setup, bench_accounting, bench_block_cache,
+        targets = bench_workloads, bench_tables, bench_nested, bench_setup, bench_accounting, bench_block_cache,
             bench_threads
     }
 }

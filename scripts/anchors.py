@@ -48,6 +48,9 @@ import time
 
 ROWS = 1 << 20
 SHAPES = ["decimal_n75", "decimal_n0", "decimal_req", "fsb_n90", "fsb_n0", "uuid", "dec128_lowcard"]
+# Whole tables and each fixed-width type alone (benches/workloads/tables.rs;
+# run them with --rows 2097152 to match `cargo bench --bench write -- tables/`).
+TABLE_SHAPES = ["mixed4", "prims", "int32", "int64", "uint64", "float64_nan", "timestamp", "date32", "boolean"]
 CONFIGS = ["default", "bloom_filter", "parquet_2", "zstd", "zstd_parquet_2", "cdc"]
 TOOLS = ["pyarrow", "polars", "duckdb"]
 MIB = float(1 << 20)
@@ -62,7 +65,7 @@ def make_table(shape, rows):
     import numpy as np
     import pyarrow as pa
 
-    gen = np.random.default_rng(20261203 + SHAPES.index(shape))
+    gen = np.random.default_rng(20261203 + (SHAPES + TABLE_SHAPES).index(shape))
 
     def nulls(density):
         # A validity bitmap with each row null with probability `density`.
@@ -105,8 +108,61 @@ def make_table(shape, rows):
         low = distinct[:1000][gen.integers(0, 1000, size=rows)]
         data = np.stack([low, low >> 63], axis=1)  # sign-extended to 128 bits
         add("amount", pa.decimal128(38, 2), False, np.ascontiguousarray(data), 0.0, 16)
+    elif shape in TABLE_SHAPES:
+        def column(name, typ, data, width, density=0.0):
+            add(name, typ, True, np.ascontiguousarray(data), density, width)
+
+        def prices(nan=0.0):
+            cents = np.maximum(10_000 + np.cumsum(gen.integers(-20, 21, size=rows)), 1)
+            p = cents / 100.0
+            if nan:
+                p[gen.random(rows) < nan] = np.nan
+            return p.astype("<f8")
+
+        def timestamps():
+            return (1_704_205_800_000_000_000 + np.cumsum(gen.integers(0, 2_000_001, size=rows))).astype("<i8")
+
+        def dates():
+            return (19_724 + np.arange(rows) // 100_000).astype("<i4")
+
+        if shape == "mixed4":
+            data = gen.integers(0, 256, size=(rows, 16), dtype=np.uint8)
+            data[:, 6] = (data[:, 6] & 0x0F) | 0x40
+            data[:, 8] = (data[:, 8] & 0x3F) | 0x80
+            column("id", pa.binary(16), data, 16)
+            low = gen.integers(1, 100_000_000, size=rows, dtype=np.int64)
+            column("price", pa.decimal128(38, 4), np.stack([low, low >> 63], axis=1), 16, 0.1)
+            column("qty", pa.int64(), gen.integers(0, 10_000, size=rows, dtype="<i8"), 8)
+            symbols = pa.array(["AAPL", "MSFT", "NVDA", "AMZN", "META"])
+            arrays.append(symbols.take(pa.array(gen.integers(0, 5, size=rows))))
+            fields.append(pa.field("sym", pa.string()))
+            widths["sym"] = (4, rows)
+        elif shape == "prims":
+            column("ts", pa.timestamp("ns", tz="UTC"), timestamps(), 8)
+            column("id", pa.int64(), gen.integers(0, 10_000, size=rows, dtype="<i8"), 8)
+            column("n", pa.int32(), gen.integers(0, 40, size=rows, dtype="<i4"), 4)
+            column("price", pa.float64(), prices(), 8)
+            column("day", pa.date32(), dates(), 4)
+        elif shape == "int32":
+            column("int32", pa.int32(), gen.integers(0, 1_000_000, size=rows, dtype="<i4"), 4)
+        elif shape == "int64":
+            column("int64", pa.int64(), gen.integers(0, 10_000, size=rows, dtype="<i8"), 8)
+        elif shape == "uint64":
+            column("uint64", pa.uint64(), np.frombuffer(gen.bytes(rows * 8), dtype="<u8"), 8)
+        elif shape == "float64_nan":
+            column("float64", pa.float64(), prices(0.01), 8)
+        elif shape == "timestamp":
+            column("ts", pa.timestamp("ns", tz="UTC"), timestamps(), 8)
+        elif shape == "date32":
+            column("date32", pa.date32(), dates(), 4)
+        else:  # boolean, 10% nulls
+            bits = np.packbits(gen.random(rows) < 0.5, bitorder="little")
+            bitmap, valid = nulls(0.1)
+            arrays.append(pa.Array.from_buffers(pa.bool_(), rows, [bitmap, pa.py_buffer(bits)], null_count=rows - valid))
+            fields.append(pa.field("flag", pa.bool_()))
+            widths["flag"] = (0.125, valid)
     else:
-        raise SystemExit(f"unknown shape {shape!r}; known: {', '.join(SHAPES)}")
+        raise SystemExit(f"unknown shape {shape!r}; known: {', '.join(SHAPES + TABLE_SHAPES)}")
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields)), widths
 
 
@@ -175,7 +231,7 @@ def duckdb_writers(table, threads, folder, shape):
         if pa.types.is_decimal256(field.type):
             continue
         if pa.types.is_fixed_size_binary(field.type):
-            if shape == "uuid":
+            if shape in ("uuid", "mixed4"):
                 column = pa.chunked_array([pa.ExtensionArray.from_storage(pa.uuid(), c) for c in column.chunks])
                 field = pa.field(field.name, column.type, nullable=False)
             else:
@@ -307,7 +363,7 @@ def main():
     ap.add_argument("--rust", help="the output of `cargo run --release --example anchors`")
     ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    for name, known in (("shapes", SHAPES), ("configs", CONFIGS), ("tools", TOOLS)):
+    for name, known in (("shapes", SHAPES + TABLE_SHAPES), ("configs", CONFIGS), ("tools", TOOLS)):
         chosen = [x for x in getattr(args, name).split(",") if x]
         unknown = [x for x in chosen if x not in known]
         if unknown:

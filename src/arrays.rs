@@ -4,6 +4,7 @@
 use arrow_array::cast::AsArray;
 use arrow_array::types::RunEndIndexType;
 use arrow_array::{Array, ArrayRef, RunArray, UInt64Array, downcast_run_array};
+use arrow_schema::DataType;
 use parquet::errors::{ParquetError, Result};
 
 /// The dictionary `array` with its keys looked up (one value per row; a null
@@ -33,4 +34,24 @@ pub(crate) fn expand_run_end_encoded(array: &ArrayRef) -> Result<ArrayRef> {
         array => typed(array),
         t => Err(ParquetError::ArrowError(format!("expected a run-end encoded array, got {t}"))),
     )
+}
+
+/// Whether `data_type` holds a dictionary of `Utf8View` or `BinaryView` at
+/// any depth (which parquet 59 and 58 cannot write).
+pub(crate) fn dictionary_of_views(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Dictionary(_, v) => {
+            matches!(v.as_ref(), DataType::Utf8View | DataType::BinaryView)
+                || dictionary_of_views(v)
+        }
+        DataType::Struct(fields) => fields.iter().any(|f| dictionary_of_views(f.data_type())),
+        DataType::RunEndEncoded(_, v) => dictionary_of_views(v.data_type()),
+        DataType::Map(f, _)
+        | DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f) => dictionary_of_views(f.data_type()),
+        _ => false,
+    }
 }

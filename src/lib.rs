@@ -1,12 +1,14 @@
 //! A drop-in replacement for `parquet::arrow::ArrowWriter` that writes
-//! decimal and fixed-length columns several times faster, with no per-value
-//! heap allocation, and produces byte-for-byte the same file.
+//! fixed-width columns several times faster, with no per-value heap
+//! allocation, and produces byte-for-byte the same file.
 //!
-//! The columns it encodes itself: decimals of every precision
-//! (`Decimal32`/`Decimal64`/`Decimal128`/`Decimal256`, stored as INT32,
-//! INT64 or FIXED_LEN_BYTE_ARRAY as `parquet` stores them), `FixedSizeBinary`
-//! (UUIDs), `Float16` and intervals, at top level or nested. Every other
-//! column is written by `parquet`'s own column writer, untouched.
+//! The columns it encodes itself: integers of every width, signed and
+//! unsigned, dates, times, timestamps and durations (INT32 / INT64);
+//! decimals of every precision (`Decimal32`/`Decimal64`/`Decimal128`/
+//! `Decimal256`, stored as INT32, INT64 or FIXED_LEN_BYTE_ARRAY as
+//! `parquet` stores them), `FixedSizeBinary` (UUIDs), `Float16` and
+//! intervals, at top level or nested. Every other column is written by
+//! `parquet`'s own column writer, untouched.
 //!
 //! # Switching
 //!
@@ -28,7 +30,7 @@
 //! fast path:
 //!
 //! ```
-//! use parquet_flba::arrow_array::{ArrayRef, Decimal128Array, Int64Array, RecordBatch};
+//! use parquet_flba::arrow_array::{ArrayRef, Decimal128Array, Int64Array, NullArray, RecordBatch};
 //! use parquet_flba::{ArrowWriter, LeafPath, parquet};
 //! use std::sync::Arc;
 //!
@@ -38,13 +40,15 @@
 //! let batch = RecordBatch::try_from_iter([
 //!     ("price", Arc::new(price) as ArrayRef),
 //!     ("qty", Arc::new(Int64Array::from(vec![3, 4, 5])) as ArrayRef),
+//!     ("note", Arc::new(NullArray::new(3)) as ArrayRef),
 //! ])
 //! .unwrap();
 //!
 //! let mut ours = ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
 //! let plan = ours.column_plan();
 //! assert_eq!(plan.leaves()[0].path(), LeafPath::Fast); // the decimal
-//! assert_eq!(plan.leaves()[1].path(), LeafPath::Parquet); // the integer
+//! assert_eq!(plan.leaves()[1].path(), LeafPath::Fast); // the integer
+//! assert_eq!(plan.leaves()[2].path(), LeafPath::Parquet); // the Null column
 //! println!("{plan}");
 //! ours.write(&batch).unwrap();
 //!
@@ -95,9 +99,10 @@
 //! RecordBatch
 //!  └─ ArrowWriter::write ── validate, split into row groups (as parquet does)
 //!       └─ ColumnPlan, per leaf (top level or nested; plain, dictionary or
-//!          run-end encoded): a FIXED_LEN_BYTE_ARRAY type or a decimal
-//!          (INT32 / INT64 up to precision 18), with the descriptor the
-//!          schema converter makes? ── no ──> parquet's ArrowColumnWriter
+//!          run-end encoded): a fixed-width type (FIXED_LEN_BYTE_ARRAY,
+//!          a decimal, an integer, date, time, timestamp or duration), with
+//!          the descriptor the schema converter makes? ── no ──> parquet's
+//!          ArrowColumnWriter
 //!            │ yes
 //!            ▼
 //!       levels    validity and nesting → definition/repetition levels

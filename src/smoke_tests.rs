@@ -139,5 +139,5 @@ fn fast_path_is_taken() {
         .iter()
         .map(|w| format!("{w:?}").contains("FlbaColumnWriter"))
         .collect();
-    assert_eq!(kinds, vec![true, true, true, false]);
+    assert_eq!(kinds, vec![true, true, true, true]);
 }

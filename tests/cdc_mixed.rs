@@ -25,12 +25,13 @@ fn cdc() -> WriterPropertiesBuilder {
     WriterProperties::builder().set_content_defined_chunking(Some(small_cdc()))
 }
 
-/// FLBA fields around Int64, Utf8, a list of strings and a struct mixing an
-/// FLBA leaf with an Int64 (which goes to the inner writer whole).
+/// Fast fields around Utf8, a list of strings, `Null` columns (which stay
+/// `parquet`'s, `DelegateReason::NullType`) and a struct mixing a fast leaf
+/// with a `Null` one (which goes to the inner writer whole).
 fn schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("id", DataType::FixedSizeBinary(16), false),
-        Field::new("ts", DataType::Int64, false),
+        Field::new("ts", DataType::Null, true),
         Field::new("price", DataType::Decimal128(38, 10), true),
         Field::new("sym", DataType::Utf8, true),
         Field::new(
@@ -42,7 +43,7 @@ fn schema() -> SchemaRef {
             "mixed",
             DataType::Struct(Fields::from(vec![
                 Field::new("amount", DataType::Decimal256(50, 18), true),
-                Field::new("n", DataType::Int64, true),
+                Field::new("n", DataType::Null, true),
             ])),
             true,
         ),
@@ -64,7 +65,7 @@ fn schema() -> SchemaRef {
                 "item",
                 DataType::Struct(Fields::from(vec![
                     Field::new("leg_id", DataType::FixedSizeBinary(16), false),
-                    Field::new("count", DataType::Int32, true),
+                    Field::new("count", DataType::Null, true),
                     Field::new("fee", DataType::Decimal128(25, 4), true),
                 ])),
                 true,
@@ -91,10 +92,10 @@ fn takes_the_hybrid_path() {
     let (schema, _) = batches("hybrid/path", &[1]);
     let debug = flba_debug(&schema, cdc().build());
     assert!(debug.contains("Hybrid"), "{debug}");
-    // "mixed" and "legs" are split between the writers, "ts", "sym" and
-    // "tags" go through the inner writer whole.
+    // "mixed" and "legs" are split between the writers, "ts" goes through
+    // the inner writer whole ("sym" and "tags", strings, are fast).
     assert_eq!(debug.matches("Pruned").count(), 2, "{debug}");
-    assert_eq!(debug.matches("Whole").count(), 3, "{debug}");
+    assert_eq!(debug.matches("Whole").count(), 1, "{debug}");
     // Without CDC, or with every field fast, there is no inner writer.
     assert!(!flba_debug(&schema, WriterProperties::default()).contains("Hybrid"));
     let fast = schema1("id", DataType::FixedSizeBinary(16), false);
@@ -531,16 +532,16 @@ fn memory_is_accounted() {
     assert_eq!(pool.0.load(Ordering::SeqCst), 0);
 }
 
-/// No field is all FLBA, but one mixes both kinds: still split, with its
-/// FLBA leaf on the fast path.
+/// No field is all fast, but one mixes both kinds: still split, with its
+/// fast leaves on the fast path.
 #[test]
 fn split_field_without_an_all_fast_field() {
     let schema = Arc::new(Schema::new(vec![
-        Field::new("ts", DataType::Int64, false),
+        Field::new("ts", DataType::Null, true),
         Field::new(
             "s",
             DataType::Struct(Fields::from(vec![
-                Field::new("n", DataType::Int32, true),
+                Field::new("n", DataType::Null, true),
                 Field::new("price", DataType::Decimal128(38, 10), true),
                 Field::new("id", DataType::FixedSizeBinary(16), false),
             ])),
@@ -578,11 +579,11 @@ fn split_field_without_an_all_fast_field() {
 /// of size 0 keeps its length from the parent, not from its (empty) values.
 #[test]
 fn split_fields_with_zero_size_lists() {
-    use arrow_array::{FixedSizeBinaryArray, FixedSizeListArray, Int32Array, StructArray};
+    use arrow_array::{FixedSizeBinaryArray, FixedSizeListArray, NullArray, StructArray};
     use arrow_buffer::NullBuffer;
     let len = 150;
     let inner_fields = Fields::from(vec![
-        Field::new("a", DataType::Int32, true),
+        Field::new("a", DataType::Null, true),
         Field::new("b", DataType::FixedSizeBinary(4), true),
     ]);
     let item = Arc::new(Field::new(
@@ -594,7 +595,7 @@ fn split_fields_with_zero_size_lists() {
         Arc::new(StructArray::new(
             inner_fields.clone(),
             vec![
-                Arc::new(Int32Array::from(Vec::<i32>::new())),
+                Arc::new(NullArray::new(0)),
                 Arc::new(FixedSizeBinaryArray::new_null(4, 0)),
             ],
             None,
@@ -628,15 +629,11 @@ fn split_fields_with_zero_size_lists() {
     let schema = Arc::new(Schema::new(vec![
         Field::new("z", zero.data_type().clone(), true),
         Field::new("s", DataType::Struct(s_fields), false),
-        Field::new("n", DataType::Int64, false),
+        Field::new("n", DataType::Null, true),
     ]));
     let batch = RecordBatch::try_new(
         schema.clone(),
-        vec![
-            Arc::new(zero),
-            Arc::new(s),
-            Arc::new(arrow_array::Int64Array::from_iter_values(0..len as i64)),
-        ],
+        vec![Arc::new(zero), Arc::new(s), Arc::new(NullArray::new(len))],
     )
     .unwrap();
     let batches = vec![batch.clone(), batch.slice(7, 100)];

@@ -186,6 +186,9 @@ family_config_tests! {
     float16 => vec![DataType::Float16];
     interval_year_month => vec![DataType::Interval(IntervalUnit::YearMonth)];
     interval_day_time => vec![DataType::Interval(IntervalUnit::DayTime)];
+    integers => integer_types();
+    floats => float_types();
+    booleans => vec![DataType::Boolean];
 }
 
 /// `fsb_16_nullable_v2_zstd` and friends: a few hand-named spot checks.
@@ -674,7 +677,7 @@ mod row_groups {
                     "bss",
                     props()
                         .set_dictionary_enabled(false)
-                        .set_encoding(Encoding::BYTE_STREAM_SPLIT),
+                        .set_encoding(byte_stream_split_for(&dt)),
                 ),
                 ("fallback", props().set_dictionary_page_size_limit(200)),
             ] {
@@ -794,8 +797,8 @@ mod limits {
                     for (v, ver) in versions() {
                         for (enc, encoding) in [
                             ("default", None),
-                            ("bss", Some(Encoding::BYTE_STREAM_SPLIT)),
-                            ("dba", Some(Encoding::DELTA_BYTE_ARRAY)),
+                            ("bss", Some(byte_stream_split_for(&dt))),
+                            ("delta", Some(delta_for(&dt))),
                             ("plain", Some(Encoding::PLAIN)),
                         ] {
                             let mut b = props()
@@ -850,6 +853,12 @@ mod encodings {
         ("delta_byte_array", Encoding::DELTA_BYTE_ARRAY),
     ];
 
+    const INTEGER_ENCODINGS: [(&str, Encoding); 3] = [
+        ("plain", Encoding::PLAIN),
+        ("byte_stream_split", Encoding::BYTE_STREAM_SPLIT),
+        ("delta_binary_packed", Encoding::DELTA_BINARY_PACKED),
+    ];
+
     #[test]
     fn explicit_encoding_every_type() {
         let mut f = Failures::new();
@@ -858,7 +867,15 @@ mod encodings {
             let mut g = Gen::new(&name);
             let schema = three_ways(&dt);
             let batches = three_ways_batches(&mut g, &schema, &[300, 77]);
-            for (enc, e) in ENCODINGS {
+            const BOOLEAN_ENCODINGS: [(&str, Encoding); 2] =
+                [("plain", Encoding::PLAIN), ("rle", Encoding::RLE)];
+            let encodings = match (integer_layout(&dt), &dt) {
+                (Some(_), _) => &INTEGER_ENCODINGS[..],
+                (None, DataType::Float32 | DataType::Float64) => &ENCODINGS[..2],
+                (None, DataType::Boolean) => &BOOLEAN_ENCODINGS[..],
+                _ => &ENCODINGS[..],
+            };
+            for &(enc, e) in encodings {
                 for (v, ver) in versions() {
                     for dict in [false, true] {
                         for (pages, b) in [
@@ -972,7 +989,7 @@ mod encodings {
                         let p = props()
                             .set_writer_version(ver)
                             .set_dictionary_enabled(false)
-                            .set_encoding(Encoding::DELTA_BYTE_ARRAY)
+                            .set_encoding(delta_for(&dt))
                             .set_delta_binary_packed_encoder_options(opts)
                             .set_data_page_size_limit(1500)
                             .build();
@@ -982,7 +999,7 @@ mod encodings {
                 let opts = DeltaBinaryPackedEncoderOptions::try_new(256, 2).unwrap();
                 let p = props()
                     .set_dictionary_enabled(false)
-                    .set_column_encoding(col("c"), Encoding::DELTA_BYTE_ARRAY)
+                    .set_column_encoding(col("c"), delta_for(&dt))
                     .set_column_delta_binary_packed_encoder_options(col("c"), opts)
                     .build();
                 f.identical(&format!("{name}/per_column_256x2"), &schema, &batches, p);

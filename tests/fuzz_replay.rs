@@ -200,6 +200,7 @@ fn generated_inputs_reach_every_path() {
         let mut listener = 0;
         let mut threads = 0;
         let mut columns = 0;
+        let mut primitives = 0;
         with_limits(Limits::SMALL, || {
             for input in &inputs {
                 let sc = Scenario::decode(&mut ByteReader::new(input), true);
@@ -214,13 +215,17 @@ fn generated_inputs_reach_every_path() {
                 columns += usize::from(is_columns);
                 listener += usize::from(sc.opts.memory_block.is_some() && !is_columns);
                 threads += usize::from(sc.opts.threads > 1 && !is_columns);
+                let primitive =
+                    |c: &harness::generate::Col| matches!(c.kind, harness::generate::Kind::Prim(_));
+                primitives += usize::from(sc.cols.iter().any(primitive));
             }
         });
         let n = inputs.len();
         eprintln!(
             "{name}: of {n} generated scenarios, {cdc} CDC, {mixed_cdc} mixed-table CDC, \
              {page_store} page store ({spill} spilling), {listener} memory listener, \
-             {threads} several threads, {columns} column-level API"
+             {threads} several threads, {columns} column-level API, {primitives} a \
+             fixed-width primitive other than Int64"
         );
         for (what, count, min_share) in [
             ("CDC", cdc, 4),
@@ -230,6 +235,7 @@ fn generated_inputs_reach_every_path() {
             ("a memory listener", listener, 10),
             ("several threads", threads, 10),
             ("the column-level API", columns, 10),
+            ("a fixed-width primitive other than Int64", primitives, 10),
         ] {
             if what.contains("page store") && !harness::release::PAGE_STORES {
                 // parquet 58 has none: no scenario uses one there.
@@ -242,6 +248,54 @@ fn generated_inputs_reach_every_path() {
                  (at least 1 in {min_share} expected)"
             );
         }
+    }
+}
+
+/// The generated scenarios' string columns (`Kind::Utf8`, a top-level
+/// `Utf8` field) are planned on the fast path, whatever the scenario's
+/// options: the differential and round-trip targets then check, leaf by
+/// leaf, that they ran there (`writers::check_ran_as_planned`). Identical
+/// files alone would not tell a fast string leaf from a delegated one.
+#[test]
+fn generated_string_columns_are_fast() {
+    use harness::generate::Kind;
+    use parquet_flba::LeafPath;
+    for name in ["differential", "roundtrip"] {
+        let inputs = generated_inputs(name, GENERATED);
+        let mut with_strings = 0;
+        with_limits(Limits::SMALL, || {
+            for (i, input) in inputs.iter().enumerate() {
+                let sc = Scenario::decode(&mut ByteReader::new(input), true);
+                let Some(col) = sc.cols.iter().find(|c| c.kind == Kind::Utf8) else {
+                    continue;
+                };
+                // A scenario both writers reject up front has no plan.
+                let Ok(wr) = harness::writers::flba::writer(Vec::new(), &sc.schema, &sc.opts)
+                else {
+                    continue;
+                };
+                with_strings += 1;
+                let path = col.leaf_path(false);
+                let leaf = wr
+                    .column_plan()
+                    .leaves()
+                    .iter()
+                    .find(|l| *l.column_path() == path)
+                    .unwrap_or_else(|| panic!("`{name}` #{i}: no leaf {path} in the plan"));
+                assert_eq!(
+                    leaf.path(),
+                    LeafPath::Fast,
+                    "`{name}` #{i}: the Utf8 leaf {path} is delegated ({:?})",
+                    leaf.reason()
+                );
+            }
+        });
+        eprintln!("{name}: {with_strings} generated scenarios with a Utf8 column");
+        assert!(
+            with_strings * 5 >= inputs.len(),
+            "`{name}`: only {with_strings} of {} generated scenarios have a Utf8 column",
+            inputs.len()
+        );
     }
 }
 

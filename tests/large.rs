@@ -13,7 +13,8 @@
 //! after about 65,000 values, so the column falls back to PLAIN in the middle
 //! of the first column chunk) and with 5,000 distinct values (dictionary
 //! throughout), `Decimal256(76,10)`, `Float16`, `Interval(YearMonth)` and
-//! `Interval(DayTime)`. Each test also checks, on the file, that these
+//! `Interval(DayTime)`; and the fixed-width primitives `Timestamp(µs, UTC)`,
+//! `Float64` and `Boolean`. Each test also checks, on the file, that these
 //! boundaries were really crossed: three row groups of 1,048,576 /
 //! 1,048,576 / 402,848 rows and dictionary-then-fallback data pages in the
 //! high-cardinality chunks. (Data pages are cut by parquet's default
@@ -81,6 +82,21 @@ fn flba_fields() -> Vec<(Field, Spec)> {
         (
             Field::new("dt", DataType::Interval(IntervalUnit::DayTime), true),
             nullable,
+        ),
+        // Fixed-width primitives: a timestamp of many distinct values, a
+        // float with NaNs, zeros and infinities, a boolean.
+        (
+            Field::new(
+                "ts",
+                DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, Some("UTC".into())),
+                false,
+            ),
+            Spec::new(Nulls::Absent),
+        ),
+        (Field::new("x", DataType::Float64, true), nullable),
+        (
+            Field::new("flag", DataType::Boolean, true),
+            Spec::new(Nulls::Runs(40)),
         ),
     ]
 }
@@ -251,7 +267,7 @@ fn cdc_all_flba() {
     }
 }
 
-/// Content-defined chunking on a mixed table: the Int64 and Utf8 columns
+/// Content-defined chunking on a mixed table: the Null and Utf8 columns
 /// go through the inner `parquet` writer and are spliced in; V2 pages.
 #[test]
 fn cdc_mixed_table_v2() {
@@ -259,7 +275,7 @@ fn cdc_mixed_table_v2() {
     fields.insert(
         1,
         (
-            Field::new("id", DataType::Int64, false),
+            Field::new("note", DataType::Null, true),
             Spec::new(Nulls::Absent),
         ),
     );

@@ -114,7 +114,8 @@ fn ree(value: DataType, values_nullable: bool) -> DataType {
     )
 }
 
-/// One representative of every FLBA kind named in the brief.
+/// One representative of every fast kind: FLBA kinds, decimals stored as
+/// INT32 / INT64, strings and binary.
 fn kinds() -> Vec<DataType> {
     vec![
         DataType::FixedSizeBinary(1),
@@ -132,6 +133,20 @@ fn kinds() -> Vec<DataType> {
         DataType::Decimal64(18, 4),
         DataType::Decimal128(10, 3),
         DataType::Decimal256(7, 1),
+        // Integers, dates, timestamps and floats (INT32, INT64, FLOAT, DOUBLE).
+        DataType::Int16,
+        DataType::UInt64,
+        DataType::Date64,
+        DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, Some("UTC".into())),
+        DataType::Float32,
+        DataType::Float64,
+        // BYTE_ARRAY.
+        DataType::Utf8,
+        DataType::LargeUtf8,
+        DataType::Utf8View,
+        DataType::Binary,
+        DataType::LargeBinary,
+        DataType::BinaryView,
     ]
 }
 
@@ -142,9 +157,9 @@ fn is_flba(dt: &DataType) -> bool {
         | DataType::Decimal64(_, _)
         | DataType::Decimal128(_, _)
         | DataType::Decimal256(_, _) => true,
-        DataType::Float16 => true,
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => true,
         DataType::Interval(u) => *u != IntervalUnit::MonthDayNano,
-        _ => false,
+        dt => integer_layout(dt).is_some() || is_byte_type(dt),
     }
 }
 

@@ -87,6 +87,11 @@ fn assert_plan(plan: &ColumnPlan, want: &[Want]) {
     );
 }
 
+/// A string or binary leaf: fast with every release.
+fn bytes(kind: LeafKind) -> Want {
+    Want::Fast(kind)
+}
+
 fn item(dt: DataType) -> Arc<Field> {
     Arc::new(Field::new("item", dt, true))
 }
@@ -133,8 +138,8 @@ fn flat_leaves() {
         Want::Fast(Float16),
         Want::Fast(IntervalYearMonth),
         Want::Fast(IntervalDayTime),
-        Want::Parquet(None, NotFixedLenByteArray),
-        Want::Parquet(None, NotFixedLenByteArray),
+        Want::Fast(Int64),
+        bytes(Utf8),
         Want::Fast(Decimal128),
         Want::Parquet(None, IntervalMonthDayNano),
         Want::Fast(Decimal32),
@@ -200,7 +205,7 @@ fn nested_leaves() {
     ]);
     let want = [
         Want::Fast(FixedSizeBinary),
-        Want::Parquet(None, NotFixedLenByteArray),
+        Want::Fast(Int32),
         Want::Fast(FixedSizeBinary),
         Want::Fast(Float16),
         Want::Fast(Decimal256),
@@ -209,7 +214,7 @@ fn nested_leaves() {
         Want::Fast(FixedSizeBinary),
         Want::Fast(Decimal128),
         Want::Fast(FixedSizeBinary),
-        Want::Parquet(None, NotFixedLenByteArray),
+        Want::Fast(Int32),
     ];
     let plan = writer_plan(&schema, WriterProperties::default());
     assert_plan(&plan, &want);
@@ -251,7 +256,7 @@ fn dictionary_and_run_end_encoded_leaves() {
     let mut want = vec![
         wrapped(FixedSizeBinary),
         wrapped(Decimal128),
-        Want::Parquet(None, NotFixedLenByteArray),
+        wrapped(Utf8),
         wrapped(Decimal128),
         wrapped(Decimal256),
     ];
@@ -299,7 +304,8 @@ fn cdc_leaves() {
         ("s", mixed_struct, true),
         (
             "m",
-            map_of(DataType::Utf8, DataType::FixedSizeBinary(4)),
+            // A fast key beside a value parquet writes (`Null`).
+            map_of(DataType::FixedSizeBinary(4), DataType::Null),
             true,
         ),
     ]);
@@ -308,15 +314,15 @@ fn cdc_leaves() {
         &plan,
         &[
             Want::Fast(FixedSizeBinary),
-            Want::Parquet(None, NotFixedLenByteArray),
+            Want::Fast(Int64),
             Want::Fast(Decimal256),
-            Want::Parquet(None, NotFixedLenByteArray),
-            Want::Parquet(None, NotFixedLenByteArray),
+            Want::Fast(Int64),
             Want::Parquet(Some(FixedSizeBinary), CdcUnsplittableField),
+            Want::Parquet(None, NullType),
         ],
     );
     let columns = factory_plan(&mixed, cdc_props());
-    assert_eq!(columns.leaves()[5].path(), LeafPath::Fast);
+    assert_eq!(columns.leaves()[4].path(), LeafPath::Fast);
     assert!(
         plan.to_string().contains("content-defined chunking"),
         "{plan}"
@@ -433,7 +439,7 @@ fn encrypted_columns() {
         .build();
     let want = [
         Want::Parquet(Some(FixedSizeBinary), Encrypted),
-        Want::Parquet(None, NotFixedLenByteArray),
+        Want::Parquet(Some(Int64), Encrypted),
     ];
     assert_plan(&writer_plan(&schema, props.clone()), &want);
     assert_plan(&factory_plan(&schema, props), &want);
@@ -452,10 +458,17 @@ fn display_is_a_table() {
         "{text}"
     );
     assert!(
-        lines[7].contains("parquet: not a FIXED_LEN_BYTE_ARRAY type"),
+        lines[7].contains("ts") && lines[7].ends_with("fast"),
         "{text}"
     );
-    assert!(lines[10].contains("MonthDayNano"), "{text}");
+    assert!(
+        lines[8].contains("sym") && lines[8].ends_with("fast"),
+        "{text}"
+    );
+    assert!(
+        lines[10].contains("mdn") && lines[10].contains("parquet: Interval(MonthDayNano)"),
+        "{text}"
+    );
 }
 
 /// Writing with the plan's paths gives `parquet`'s bytes, flat and nested.
@@ -480,9 +493,102 @@ fn planned_paths_write_parquets_bytes() {
     let batches = g.batches(&schema, &[500, 0, 700], &Spec::new(Nulls::Density(0.25)));
     let plan = writer_plan(&schema, WriterProperties::default());
     // The dictionary-typed Float16 is parquet 58/59's own there.
-    let fast = if release::PARQUET_60 { 4 } else { 3 };
+    let fast = if release::PARQUET_60 { 6 } else { 5 };
     assert_eq!(plan.fast_count(), fast, "{plan}");
     let mut f = Failures::new();
     f.identical("plan/write", &schema, &batches, WriterProperties::default());
     f.finish();
+}
+
+/// Every string and binary layout, plain, in a dictionary, in a list and in
+/// a struct, is a fast leaf of its own kind (parquet 60); a binary with a
+/// logical type parquet's converter would not give it, or a string without
+/// one, is parquet's.
+#[test]
+fn byte_array_leaves() {
+    let dict = |v: DataType| DataType::Dictionary(Box::new(DataType::Int16), Box::new(v));
+    let schema = schema_of(&[
+        ("s", DataType::Utf8, true),
+        ("ls", DataType::LargeUtf8, false),
+        ("vs", DataType::Utf8View, true),
+        ("b", DataType::Binary, true),
+        ("lb", DataType::LargeBinary, false),
+        ("vb", DataType::BinaryView, true),
+        ("ds", dict(DataType::Utf8), true),
+        ("dvb", dict(DataType::BinaryView), true),
+        ("l", DataType::List(item(DataType::Utf8)), true),
+        (
+            "st",
+            DataType::Struct(Fields::from(vec![Field::new("x", DataType::Binary, true)])),
+            true,
+        ),
+    ]);
+    let wrapped = |kind| match !release::PARQUET_60 {
+        true => Want::Parquet(Some(kind), WrappedUnderParquet59),
+        false => Want::Fast(kind),
+    };
+    let want = [
+        bytes(Utf8),
+        bytes(LargeUtf8),
+        bytes(Utf8View),
+        bytes(Binary),
+        bytes(LargeBinary),
+        bytes(BinaryView),
+        wrapped(Utf8),
+        wrapped(BinaryView),
+        bytes(Utf8),
+        bytes(Binary),
+    ];
+    let plan = writer_plan(&schema, WriterProperties::default());
+    assert_plan(&plan, &want);
+    assert_eq!(plan, factory_plan(&schema, WriterProperties::default()));
+
+    // An explicit schema that makes a string plain binary, or a binary a
+    // string: the descriptor is not the converter's, the leaf is parquet's.
+    let two = schema_of(&[("s", DataType::Utf8, true), ("b", DataType::Binary, true)]);
+    let parquet = parse_message_type(
+        "message schema { OPTIONAL BYTE_ARRAY s; OPTIONAL BYTE_ARRAY b (STRING); }",
+    )
+    .unwrap();
+    let options =
+        ArrowWriterOptions::new().with_parquet_schema(SchemaDescriptor::new(Arc::new(parquet)));
+    let writer = ArrowWriter::try_new_with_options(Vec::new(), two, options).unwrap();
+    assert_plan(
+        writer.column_plan(),
+        &[
+            Want::Parquet(Some(Utf8), ParquetSchemaMismatch),
+            Want::Parquet(Some(Binary), ParquetSchemaMismatch),
+        ],
+    );
+}
+
+/// A binary with a geospatial logical type (a user's explicit schema, or
+/// parquet's converter with its `geospatial` feature) gets geospatial
+/// statistics from `parquet`: the leaf is parquet's, for a reason of its
+/// own.
+#[test]
+fn geospatial_binary_is_parquets() {
+    use parquet::basic::{LogicalType, Repetition, Type as Physical};
+    use parquet::schema::types::Type;
+    #[cfg(feature = "parquet-58")]
+    let geometry = LogicalType::Geometry { crs: None };
+    #[cfg(not(feature = "parquet-58"))]
+    let geometry = LogicalType::geometry(None);
+    let leaf = Type::primitive_type_builder("g", Physical::BYTE_ARRAY)
+        .with_repetition(Repetition::OPTIONAL)
+        .with_logical_type(Some(geometry))
+        .build()
+        .unwrap();
+    let root = Type::group_type_builder("schema")
+        .with_fields(vec![Arc::new(leaf)])
+        .build()
+        .unwrap();
+    let schema = schema_of(&[("g", DataType::Binary, true)]);
+    let options =
+        ArrowWriterOptions::new().with_parquet_schema(SchemaDescriptor::new(Arc::new(root)));
+    let writer = ArrowWriter::try_new_with_options(Vec::new(), schema, options).unwrap();
+    assert_plan(
+        writer.column_plan(),
+        &[Want::Parquet(Some(Binary), GeospatialType)],
+    );
 }

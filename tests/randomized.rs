@@ -1,6 +1,8 @@
-//! Seeded randomized differential test: random FLBA schemas (1-4 columns of
-//! random type, width, precision and nullability, sometimes nested or
-//! dictionary-encoded, plus optional Int64/Utf8), random `WriterProperties`
+//! Seeded randomized differential test: random schemas of the fast path's
+//! types (1-4 columns of random type — FIXED_LEN_BYTE_ARRAY, decimals,
+//! integers, dates, times, timestamps, durations, floats, booleans — width,
+//! precision and nullability, sometimes nested or dictionary-encoded, plus
+//! optional Int64/Utf8), random `WriterProperties`
 //! from the configuration space of the differential suite, 1-5 batches of
 //! 0..3000 rows with random null patterns (including long runs that straddle
 //! pages) and random slice offsets. Every case must be byte-identical to
@@ -39,9 +41,15 @@ fn env_usize(name: &str) -> Option<usize> {
     })
 }
 
-/// A random FLBA leaf type.
+/// A random leaf type of the fast path: FIXED_LEN_BYTE_ARRAY, decimals,
+/// integers, dates, times, timestamps, durations, floats, booleans, strings,
+/// binary.
 fn flba_type(g: &mut Gen) -> DataType {
-    match g.range(0, 9) {
+    match g.range(0, 15) {
+        9 | 10 => g.pick(&integer_types()).clone(),
+        11 => g.pick(&float_types()).clone(),
+        12 => DataType::Boolean,
+        13 | 14 => g.pick(&byte_types()).clone(),
         0..=2 => {
             let w = if g.chance(0.05) {
                 200
@@ -160,23 +168,35 @@ fn random_batches(g: &mut Gen, schema: &SchemaRef, desc: &mut Vec<String>) -> Ve
     batches
 }
 
-/// Whether a (possibly dictionary-encoded) decimal is stored as INT32 / INT64.
-fn stored_as_int(dt: &DataType) -> bool {
+/// The encodings a (possibly dictionary-encoded) leaf of `dt` may be given
+/// besides PLAIN: its delta encoding (DELTA_BINARY_PACKED for what is
+/// stored as INT32 / INT64, decimals included; DELTA_BYTE_ARRAY for
+/// FIXED_LEN_BYTE_ARRAY and byte arrays; RLE for booleans) and
+/// BYTE_STREAM_SPLIT (none for booleans; DELTA_LENGTH_BYTE_ARRAY for byte
+/// arrays).
+fn encodings_of(dt: &DataType) -> [Encoding; 2] {
     match dt {
-        DataType::Dictionary(_, v) => stored_as_int(v),
-        DataType::Decimal32(..) | DataType::Decimal64(..) => true,
-        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) => *p <= 18,
-        _ => false,
+        DataType::Dictionary(_, v) => encodings_of(v),
+        DataType::Decimal32(..) | DataType::Decimal64(..) => {
+            [Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT]
+        }
+        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p <= 18 => {
+            [Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT]
+        }
+        // BYTE_ARRAY: no BYTE_STREAM_SPLIT, DELTA_LENGTH_BYTE_ARRAY instead.
+        dt if is_byte_type(dt) => [
+            Encoding::DELTA_BYTE_ARRAY,
+            Encoding::DELTA_LENGTH_BYTE_ARRAY,
+        ],
+        dt => [delta_for(dt), byte_stream_split_for(dt)],
     }
 }
 
 /// Random writer properties; `flba_leaves` are the top-level leaves this
-/// crate writes (which may get explicit encodings), with whether each is
-/// stored as INT32 / INT64 (which takes DELTA_BINARY_PACKED where
-/// FIXED_LEN_BYTE_ARRAY takes DELTA_BYTE_ARRAY).
+/// crate writes (which may get explicit encodings), with their types.
 fn random_props(
     g: &mut Gen,
-    flba_leaves: &[(String, bool)],
+    flba_leaves: &[(String, DataType)],
     desc: &mut Vec<String>,
 ) -> WriterProperties {
     let mut b: WriterPropertiesBuilder = WriterProperties::builder();
@@ -215,13 +235,10 @@ fn random_props(
         b = b.set_dictionary_page_size_limit(n);
         d(format!("dict_limit={n}"));
     }
-    for (name, int) in flba_leaves {
+    for (name, dt) in flba_leaves {
         if g.chance(0.3) {
-            let delta = match int {
-                true => Encoding::DELTA_BINARY_PACKED,
-                false => Encoding::DELTA_BYTE_ARRAY,
-            };
-            let e = *g.pick(&[Encoding::PLAIN, Encoding::BYTE_STREAM_SPLIT, delta]);
+            let [delta, split] = encodings_of(dt);
+            let e = *g.pick(&[Encoding::PLAIN, split, delta]);
             b = b.set_column_encoding(ColumnPath::from(name.as_str()), e);
             d(format!("{name}:{e:?}"));
         }
@@ -353,23 +370,11 @@ fn randomized_flba_tables() {
                 .join(", ")
         )];
         let batches = random_batches(&mut g, &schema, &mut desc);
-        let flba_leaves: Vec<(String, bool)> = schema
+        let flba_leaves: Vec<(String, DataType)> = schema
             .fields()
             .iter()
-            .filter(|f| {
-                matches!(
-                    f.data_type(),
-                    DataType::FixedSizeBinary(_)
-                        | DataType::Decimal32(..)
-                        | DataType::Decimal64(..)
-                        | DataType::Decimal128(..)
-                        | DataType::Decimal256(..)
-                        | DataType::Float16
-                        | DataType::Interval(_)
-                        | DataType::Dictionary(..)
-                )
-            })
-            .map(|f| (f.name().clone(), stored_as_int(f.data_type())))
+            .filter(|f| !matches!(f.data_type(), DataType::Struct(_) | DataType::List(_)))
+            .map(|f| (f.name().clone(), f.data_type().clone()))
             .collect();
         let props = random_props(&mut g, &flba_leaves, &mut desc);
         let name = format!(

@@ -1,5 +1,5 @@
 //! One test per byte-level difference between parquet 58.4, 59.3 and 60.1
-//! that this crate follows (`docs/releases.md`, rows D1–D24). Each writes
+//! that this crate follows (`docs/releases.md`, rows D1–D26). Each writes
 //! the case with `parquet::arrow::ArrowWriter` of the selected release and
 //! with `parquet_flba::ArrowWriter`, requires identical files (or the same
 //! error), and then asserts the selected release's behaviour itself — so
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use arrow_array::types::Int32Type;
 use arrow_array::{
     Array, ArrayRef, Decimal32Array, Decimal64Array, Decimal128Array, DictionaryArray,
-    FixedSizeBinaryArray, Int32Array, Int64Array, RecordBatch,
+    FixedSizeBinaryArray, Int32Array, RecordBatch,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
@@ -247,12 +247,13 @@ fn d3_d4_float16_nan() {
 /// 60 — in the plain footer and in the hybrid one (CDC on a mixed table).
 #[test]
 fn d5_float16_column_order() {
-    let schema = schema_of(&[("h", DataType::Float16, true), ("i", DataType::Int64, true)]);
+    // The `Null` column is `parquet`'s (through the inner writer under CDC).
+    let schema = schema_of(&[("h", DataType::Float16, true), ("n", DataType::Null, true)]);
     let batch = RecordBatch::try_new(
         schema.clone(),
         vec![
             float16_from_bits(vec![F16_ONE, F16_TWO, F16_MINUS_ONE], None),
-            Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef,
+            Arc::new(arrow_array::NullArray::new(3)) as ArrayRef,
         ],
     )
     .unwrap();
@@ -662,6 +663,158 @@ fn d16_run_end_encoded_field() {
     }
 }
 
+/// A `Float32` or `Float64` column of `values` (nulls as `None`).
+fn floats(dt: &DataType, values: &[Option<f64>]) -> ArrayRef {
+    match dt {
+        DataType::Float32 => Arc::new(arrow_array::Float32Array::from_iter(
+            values.iter().map(|v| v.map(|x| x as f32)),
+        )),
+        _ => Arc::new(arrow_array::Float64Array::from_iter(values.iter().copied())),
+    }
+}
+
+/// A chunk's min and max bytes, if any.
+type MinMaxBytes = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// A float's little-endian bytes at the column's width.
+fn float_bytes(dt: &DataType, x: f64) -> Option<Vec<u8>> {
+    Some(match dt {
+        DataType::Float32 => (x as f32).to_le_bytes().to_vec(),
+        _ => x.to_le_bytes().to_vec(),
+    })
+}
+
+/// D2–D5 for FLOAT and DOUBLE (as for Float16): a zero min is -0 and a
+/// zero max +0 in 58 and 59, NaN skipped (an all-NaN column has no min/max
+/// and no column index), no NaN counts, a SIGNED type-defined column order
+/// (so the deprecated min/max are written too); 60 orders by IEEE 754 total
+/// order, keeps all-NaN min/max, counts NaNs and declares the total order.
+#[test]
+fn d2_to_d5_floats() {
+    let nan = f64::NAN;
+    for dt in [DataType::Float32, DataType::Float64] {
+        let schema = schema1("x", dt.clone(), true);
+        let props = WriterProperties::default();
+        assert_eq!(fast_leaves(&schema, &props), [true]);
+        let b = |x: f64| float_bytes(&dt, x);
+        let cases: [(&str, Vec<Option<f64>>, MinMaxBytes, u64); 4] = [
+            (
+                "pos_zero_min",
+                vec![Some(0.0), Some(1.0), None],
+                match BEFORE_60 {
+                    true => (b(-0.0), b(1.0)),
+                    false => (b(0.0), b(1.0)),
+                },
+                0,
+            ),
+            (
+                "neg_zero_max",
+                vec![Some(-1.0), Some(-0.0)],
+                match BEFORE_60 {
+                    true => (b(-1.0), b(0.0)),
+                    false => (b(-1.0), b(-0.0)),
+                },
+                0,
+            ),
+            (
+                "nan_and_values",
+                vec![Some(nan), Some(2.0), Some(-3.5), Some(nan)],
+                (b(-3.5), b(2.0)),
+                2,
+            ),
+            (
+                "all_nan",
+                vec![Some(nan), None, Some(nan)],
+                match BEFORE_60 {
+                    true => (None, None),
+                    false => (b(nan), b(nan)),
+                },
+                2,
+            ),
+        ];
+        for (name, values, want, nans) in cases {
+            let batch = RecordBatch::try_new(schema.clone(), vec![floats(&dt, &values)]).unwrap();
+            let label = format!("d2_d5/{dt}/{name}");
+            let file = both(&label, &schema, &[batch], props.clone());
+            let md = metadata(&file);
+            let stats = column0(&md).statistics().unwrap();
+            assert_eq!(stats_min_max(stats), want, "{label}");
+            let want_nans = (!BEFORE_60).then_some(nans);
+            assert_eq!(nan_count(stats), want_nans, "{label}");
+            let index = common::release::column_index(&md, 0, 0);
+            assert_eq!(
+                index.is_some(),
+                !(BEFORE_60 && name == "all_nan"),
+                "{label}"
+            );
+            let order = md.file_metadata().column_order(0);
+            match BEFORE_60 {
+                true => assert_eq!(order, ColumnOrder::TYPE_DEFINED_ORDER(SortOrder::SIGNED)),
+                false => assert_eq!(format!("{order:?}"), "IEEE_754_TOTAL_ORDER", "{label}"),
+            }
+        }
+    }
+}
+
+/// D24: the size estimate of an RLE-encoded BOOLEAN page counts the
+/// pending values of the open bit-packed run (60) or only its groups
+/// already written (58, 59), which moves where a small page limit cuts
+/// pages.
+#[test]
+fn d24_rle_boolean_page_estimate() {
+    let schema = schema1("flag", DataType::Boolean, true);
+    // Mixed bits stay bit-packed; nulls make the definition levels a
+    // buffer, so mini-batches are `write_batch_size` levels (not windows
+    // of the byte budget); every page holds a few groups.
+    let flags =
+        arrow_array::BooleanArray::from_iter((0..2000).map(|i| (i % 7 != 6).then_some(i % 3 == 0)));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(flags) as ArrayRef]).unwrap();
+    let props = WriterProperties::builder()
+        .set_writer_version(WriterVersion::PARQUET_2_0)
+        .set_data_page_size_limit(10)
+        .set_write_batch_size(5)
+        .build();
+    let file = both("d24", &schema, &[batch], props);
+    let want = if BEFORE_60 { 40 } else { 50 };
+    assert_eq!(pages(&file), want);
+}
+/// D25: a dictionary of `Utf8View` (or `BinaryView`), for a dictionary-typed
+/// field or a plain `Utf8View` one: 60 writes it; 59 and 58 panic in their
+/// byte-array writer, where this crate returns an error naming the field.
+#[test]
+fn d25_dictionary_of_views() {
+    use arrow_array::builder::StringViewBuilder;
+    let mut views = StringViewBuilder::new();
+    for v in ["a", "a string longer than twelve bytes", ""] {
+        views.append_value(v);
+    }
+    let keys = Int32Array::from(vec![Some(1), None, Some(0), Some(2), Some(1)]);
+    let dict: ArrayRef =
+        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(views.finish())).unwrap());
+    let batch_schema = schema1("v", dict.data_type().clone(), true);
+    let batch = RecordBatch::try_new(batch_schema.clone(), vec![dict]).unwrap();
+    for schema in [batch_schema, schema1("v", DataType::Utf8View, true)] {
+        let name = format!("d25/{}", schema.field(0).data_type());
+        if BEFORE_60 {
+            let upstream = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut w = UpstreamWriter::try_new(Vec::new(), schema.clone(), None).unwrap();
+                w.write(&batch)
+            }));
+            assert!(upstream.is_err(), "{name}: parquet 59 and 58 panic");
+            let mut ours = ArrowWriter::try_new(Vec::new(), schema.clone(), None).unwrap();
+            let err = ours.write(&batch).expect_err("an error, not a panic");
+            assert!(err.to_string().contains("'v'"), "{name}: {err}");
+        } else {
+            both(
+                &name,
+                &schema,
+                std::slice::from_ref(&batch),
+                WriterProperties::default(),
+            );
+        }
+    }
+}
+
 /// Both writers on `batches`: each file, or its error or panic message.
 fn written_or_failed(
     schema: &SchemaRef,
@@ -690,7 +843,7 @@ fn written_or_failed(
     (flatten(up, "parquet"), flatten(ours, "parquet_flba"))
 }
 
-/// D24: a column encoding that the column's type cannot take, as the
+/// D26: a column encoding that the column's type cannot take, as the
 /// dictionary's fallback (writer version 2, dictionary on, few distinct
 /// values). 60 refuses it when the column writer is created; 59 and 58
 /// create an encoder for RLE and DELTA_LENGTH_BYTE_ARRAY on any type (and
@@ -701,7 +854,7 @@ fn written_or_failed(
 /// only, DELTA_LENGTH_BYTE_ARRAY and no dictionary, is even written by
 /// 59 and 58 (pages of no lengths).
 #[test]
-fn d24_fallback_encoding_checked_when_the_writer_is_created() {
+fn d26_fallback_encoding_checked_when_the_writer_is_created() {
     let types = [
         DataType::FixedSizeBinary(16),
         DataType::Decimal128(37, 18),

@@ -287,7 +287,10 @@ const ROWS: usize = 4096;
 fn spilled_row_group_is_identical_and_heap_is_bounded() {
     let _serial = serial();
     const BUDGET: usize = MIB;
-    let (small, large) = (24, 72);
+    // Four fast columns (id, amount, ts, symbol) keep about 8 MB of working
+    // state (open pages, blocks, dictionaries) whatever the row group: the
+    // large row group must dwarf it.
+    let (small, large) = (24, 120);
     let props = small_pages();
     let dir = TestDir::new("bounded");
     let spill = SpillPageStoreFactory::new(BUDGET).with_spill_dir(dir.path().join("spill"));
@@ -484,7 +487,9 @@ fn files_are_removed_after_close() {
     assert_eq!(spill.spill_files(), 4);
     assert!(spill.spilled_bytes() > 0);
     assert_eq!(spill.resident_bytes(), 0);
-    assert!(w.memory_size() < 200 * 1024);
+    // What is left in memory: each column's open page and buffers (a fast
+    // leaf's block, about 80 KiB, is the most of it), not its pages.
+    assert!(w.memory_size() < 4 * 100 * 1024, "{}", w.memory_size());
     w.flush().unwrap();
     // The row group is written: its files are gone.
     assert!(spill_files(dir.path()).is_empty());

@@ -25,6 +25,7 @@
 #![allow(dead_code)]
 
 pub mod alloc_counter;
+pub mod tables;
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -642,7 +643,11 @@ pub fn trades_schema() -> SchemaRef {
         Field::new("quantity", DataType::Decimal128(20, 2), false),
         Field::new("trade_id", DataType::FixedSizeBinary(16), false),
         Field::new("notional", DataType::Decimal256(50, 18), false),
-        Field::new("ts", DataType::Int64, false),
+        Field::new(
+            "ts",
+            DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, Some("UTC".into())),
+            false,
+        ),
         Field::new("symbol", DataType::Utf8, false),
     ]))
 }
@@ -653,7 +658,7 @@ pub fn trades_schema() -> SchemaRef {
 /// - `quantity` Decimal128(20,2): mostly round lots, some odd and fractional lots;
 /// - `trade_id` FixedSizeBinary(16): random UUIDv4;
 /// - `notional` Decimal256(50,18): exactly price × quantity;
-/// - `ts` Int64: nanoseconds since the epoch, increasing (~1 ms apart);
+/// - `ts` Timestamp(ns, UTC): increasing (~1 ms apart);
 /// - `symbol` Utf8: one of 50 tickers.
 pub fn trades_batches(rows: usize, batch_size: usize) -> Vec<RecordBatch> {
     let mut r = rng(7);
@@ -709,7 +714,7 @@ pub fn trades_batches(rows: usize, batch_size: usize) -> Vec<RecordBatch> {
                     .with_precision_and_scale(50, 18)
                     .unwrap(),
             ),
-            Arc::new(Int64Array::from(stamp)),
+            Arc::new(arrow_array::TimestampNanosecondArray::from(stamp).with_timezone("UTC")),
             Arc::new(StringArray::from(symbol)),
         ];
         out.push(RecordBatch::try_new(schema.clone(), columns).expect("trades batch"));
@@ -788,6 +793,13 @@ pub fn array_value_bytes(array: &dyn Array) -> u64 {
             array_value_bytes(array.as_fixed_size_list().values().as_ref())
         }
         DataType::Map(_, _) => array_value_bytes(array.as_map().entries()),
+        DataType::Dictionary(_, _) => {
+            let dict = array.as_any_dictionary();
+            match arrow_select::take::take(dict.values().as_ref(), dict.keys(), None) {
+                Ok(values) => array_value_bytes(values.as_ref()),
+                Err(_) => array.get_buffer_memory_size() as u64,
+            }
+        }
         dt => match dt.primitive_width() {
             Some(w) => valid * w as u64,
             None => array.get_buffer_memory_size() as u64,
@@ -1132,7 +1144,9 @@ mod tests {
             let quantity = b.column(1).as_primitive::<Decimal128Type>();
             let id = b.column(2).as_fixed_size_binary();
             let notional = b.column(3).as_primitive::<Decimal256Type>();
-            let ts = b.column(4).as_primitive::<Int64Type>();
+            let ts = b
+                .column(4)
+                .as_primitive::<arrow_array::types::TimestampNanosecondType>();
             quantity.validate_decimal_precision(20).unwrap();
             notional.validate_decimal_precision(50).unwrap();
             for i in 0..b.num_rows() {
@@ -1148,6 +1162,26 @@ mod tests {
         let setup = setup_batches(3, 100);
         assert_eq!(setup.len(), 3);
         assert!(setup.iter().all(|b| b.num_rows() == 100));
+    }
+
+    #[test]
+    fn tables_are_what_they_say() {
+        for table in &tables::TABLES {
+            let batches = table.build(1000, 4);
+            assert_eq!(batches.len(), 4, "{}", table.name);
+            assert_eq!(
+                batches.iter().map(RecordBatch::num_rows).sum::<usize>(),
+                1000
+            );
+            assert!(batches.iter().all(|b| b.schema() == batches[0].schema()));
+        }
+        let prims = tables::table("prims").unwrap().build(300_000, 3);
+        let day = |b: usize| {
+            prims[b]
+                .column(4)
+                .as_primitive::<arrow_array::types::Date32Type>()
+        };
+        assert_eq!(day(2).value(day(2).len() - 1) - day(0).value(0), 2);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! With no subcommand (this is what `cargo run --release` runs) it generates a
 //! "trades" table in memory (2,000,000 rows by default, in batches of 65,536:
 //! `price` Decimal128(38,10), `quantity` Decimal128(20,2), `trade_id`
-//! FixedSizeBinary(16) UUIDv4, `notional` Decimal256(50,18), `ts` Int64,
+//! FixedSizeBinary(16) UUIDv4, `notional` Decimal256(50,18), `ts` Timestamp(ns, UTC),
 //! `symbol` Utf8), writes it with `parquet::arrow::ArrowWriter` and with
 //! `parquet_flba::ArrowWriter` in each configuration, checks that both files are
 //! byte-identical, and prints write throughput (MiB/s of value bytes, best of 3

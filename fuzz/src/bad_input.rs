@@ -415,7 +415,7 @@ fn wrong_kind(r: &mut ByteReader, kind: Kind) -> Kind {
             2 => Kind::Flba(other_flba(r, f), Repr::Plain),
             _ => Kind::Flba(other_flba(r, f), repr),
         },
-        Kind::Int64 => Kind::Utf8,
+        Kind::Int64 | Kind::Prim(_) => Kind::Utf8,
         Kind::Utf8 => Kind::Int64,
         Kind::Struct(f, n) => match r.u8() % 2 {
             0 => Kind::Struct(other_flba(r, f), n),
@@ -498,7 +498,7 @@ fn overflow_row(col: &Col, array: &ArrayRef) -> Option<usize> {
                         .any(|j| unfit(items.as_ref(), j))
             })
         }
-        Kind::Int64 | Kind::Utf8 => None,
+        Kind::Int64 | Kind::Utf8 | Kind::Prim(_) => None,
     }
 }
 

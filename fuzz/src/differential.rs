@@ -26,6 +26,12 @@ pub fn run(data: &[u8]) -> Outcome {
             at: "parquet 59 panicked".into(),
             error: p,
         }),
+        // Where parquet panics on valid input, parquet_flba returns an
+        // error (`catch::KNOWN_UPSTREAM_PANICS`).
+        Err(p) if super::catch::is_known_upstream_panic(&p) => Err(super::writers::Failed {
+            at: "parquet panicked".into(),
+            error: p,
+        }),
         Err(p) => panic!(
             "HARNESS: parquet's own writer panicked ({p}); the harness must avoid this \
              configuration\n{}",

@@ -4,6 +4,7 @@
 //! [`Limits::max_rows_per_batch`] rows, and about [`Limits::value_bytes`]
 //! bytes of values per input, so that one execution takes milliseconds.
 
+use super::primitive::Prim;
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -853,6 +854,9 @@ pub enum Kind {
     Int64,
     /// `Utf8`.
     Utf8,
+    /// Another fixed-width primitive (integers, dates, times, timestamps,
+    /// floats, booleans).
+    Prim(Prim),
     /// `Struct<v: FLBA>`, the child nullable or not.
     Struct(Flba, bool),
     /// `List<item: FLBA>`, items nullable or not.
@@ -879,7 +883,7 @@ impl Col {
             Kind::Flba(f, _) | Kind::Struct(f, _) | Kind::List(f, _) | Kind::DictField(_, f) => {
                 Some(f)
             }
-            Kind::Int64 | Kind::Utf8 => None,
+            Kind::Int64 | Kind::Utf8 | Kind::Prim(_) => None,
         }
     }
 
@@ -889,6 +893,7 @@ impl Col {
             Kind::Flba(f, _) => f.data_type(),
             Kind::Int64 => DataType::Int64,
             Kind::Utf8 => DataType::Utf8,
+            Kind::Prim(p) => p.data_type(),
             Kind::Struct(f, child_nullable) => DataType::Struct(Fields::from(vec![Field::new(
                 "v",
                 f.data_type(),
@@ -929,8 +934,9 @@ impl Col {
     }
 }
 
-/// Decode 1–4 FLBA columns plus, optionally, Int64/Utf8 columns and a
-/// nested or dictionary-typed FLBA column, in an input-chosen order.
+/// Decode 1–4 FLBA columns plus, optionally, Int64/Utf8 columns, another
+/// fixed-width primitive column and a nested or dictionary-typed FLBA
+/// column, in an input-chosen order.
 pub fn decode_columns(r: &mut ByteReader) -> Vec<Col> {
     let mut kinds = Vec::new();
     let n_flba = 1 + r.below(4);
@@ -945,7 +951,12 @@ pub fn decode_columns(r: &mut ByteReader) -> Vec<Col> {
     }
     let extras = r.u8();
     if extras & 1 != 0 {
-        kinds.push(Kind::Int64);
+        // The three top bits pick another fixed-width primitive (its array
+        // takes the same input bytes as an Int64 one).
+        kinds.push(match Prim::from_bits(extras >> 5) {
+            Some(p) => Kind::Prim(p),
+            None => Kind::Int64,
+        });
     }
     if extras & 2 != 0 {
         kinds.push(Kind::Utf8);
@@ -1061,15 +1072,14 @@ pub fn gen_column(r: &mut ByteReader, col: &Col, n: usize, opts: ArrayOpts) -> (
             let vals: Vec<i64> = (0..len).map(|_| rng.next_u64() as i64 >> 20).collect();
             Arc::new(Int64Array::new(ScalarBuffer::from(vals), nulls))
         }
+        Kind::Prim(p) => {
+            let nulls = gen_nulls(r, len, nullable);
+            p.array(r, len, nulls)
+        }
         Kind::Utf8 => {
             let nulls = gen_nulls(r, len, nullable);
             let mut rng = r.rng();
-            let vals: Vec<String> = (0..len)
-                .map(|_| {
-                    let m = 1 + rng.below(1000);
-                    format!("s{}", rng.below(m))
-                })
-                .collect();
+            let vals: Vec<String> = (0..len).map(|_| gen_string(&mut rng)).collect();
             Arc::new(StringArray::new(
                 OffsetBuffer::from_lengths(vals.iter().map(String::len)),
                 Buffer::from(vals.concat().into_bytes()),
@@ -1238,6 +1248,31 @@ fn decode_limit(r: &mut ByteReader) -> usize {
         5 => 1 << 20,
         6 => usize::MAX / 2,
         _ => r.range(1, 1024),
+    }
+}
+
+/// One value of a `Utf8` column: mostly a short symbol (`s` and a number:
+/// repeats and shared prefixes), sometimes empty, or long (past the
+/// statistics and column index truncation lengths), of ASCII, of a
+/// multi-byte character (2, 3 or 4 bytes) repeated so that a truncation
+/// length falls inside one, or of U+10FFFF / U+FFFF (whose truncated max
+/// cannot be incremented in place).
+fn gen_string(rng: &mut SplitMix64) -> String {
+    match rng.below(32) {
+        0 => String::new(),
+        1..=3 => {
+            let c = ['a', 'é', '€', '😀', '\u{ffff}', '\u{10ffff}'][rng.below(6) as usize];
+            let n = 1 + rng.below(90) as usize;
+            let mut v: String = std::iter::repeat_n(c, n).collect();
+            if rng.chance(1, 2) {
+                v.insert(0, 'x');
+            }
+            v
+        }
+        _ => {
+            let m = 1 + rng.below(1000);
+            format!("s{}", rng.below(m))
+        }
     }
 }
 
@@ -1428,6 +1463,7 @@ fn decode_column_props(
     if bit(0) {
         let enc = match col.kind {
             Kind::Int64 => r.pick(&[Encoding::PLAIN, Encoding::DELTA_BINARY_PACKED]),
+            Kind::Prim(p) => r.pick(p.encodings()),
             Kind::Utf8 => r.pick(&[
                 Encoding::PLAIN,
                 Encoding::DELTA_LENGTH_BYTE_ARRAY,

@@ -46,6 +46,7 @@ pub mod differential;
 pub mod generate;
 pub mod input;
 pub mod planned;
+pub mod primitive;
 pub mod readback;
 pub mod release;
 pub mod roundtrip;

@@ -55,14 +55,19 @@ pub fn run(data: &[u8]) -> Outcome {
         // The selected release's own files of this schema do not read back.
         return Outcome::Reject;
     }
-    let upstream = || {
-        loud_catch(|| up::write(&sc.schema, &sc.batches, &sc.opts, &sc.api)).unwrap_or_else(|p| {
-            panic!(
-                "HARNESS: parquet's own writer panicked ({p}); the harness must avoid this \
-                 configuration\n{}",
-                sc.describe()
-            )
-        })
+    let upstream = || match loud_catch(|| up::write(&sc.schema, &sc.batches, &sc.opts, &sc.api)) {
+        Ok(written) => written,
+        // Where parquet panics on valid input, parquet_flba returns an
+        // error (`catch::KNOWN_UPSTREAM_PANICS`).
+        Err(p) if super::catch::is_known_upstream_panic(&p) => Err(super::writers::Failed {
+            at: "parquet panicked".into(),
+            error: p,
+        }),
+        Err(p) => panic!(
+            "HARNESS: parquet's own writer panicked ({p}); the harness must avoid this \
+             configuration\n{}",
+            sc.describe()
+        ),
     };
     let written = loud_catch(|| flba::write(&sc.schema, &sc.batches, &sc.opts, &sc.api))
         .unwrap_or_else(|p| panic!("BUG: parquet_flba panicked: {p}\n{}", sc.describe()));

@@ -8,12 +8,14 @@
 //! * [`cursor`] holds the rolling state and states the rule precisely.
 //! * [`fixed`] walks top-level leaves straight from their value bytes and
 //!   validity bitmap ([`Chunker::chunks_fixed`]); [`leveled`] walks leaves
-//!   given by definition and repetition levels ([`Chunker::chunks_leveled`]).
+//!   given by definition and repetition levels ([`Chunker::chunks_leveled`]);
+//!   `bytes` walks top-level byte-array leaves ([`Chunker::chunks_bytes`]).
 //!
 //! A chunker belongs to one leaf column of an `ArrowWriter` and is never
 //! reset: its state carries across batches, pages and row groups.
 
 mod bounds;
+mod bytes;
 mod cursor;
 mod fixed;
 mod gear;

@@ -5,7 +5,6 @@
 use super::PageIndexes;
 use parquet::basic::{ColumnOrder, LogicalType};
 use parquet::column::writer::ColumnCloseResult;
-use parquet::data_type::FixedLenByteArray;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::{ColumnIndexBuilder, ParquetMetaData, ParquetMetaDataBuilder};
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
@@ -21,6 +20,11 @@ use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 /// filters on encrypted columns, which this crate gets from parquet itself.
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["59.3.2", "59.3.3"];
 
+/// D25: the byte-array writer takes dictionaries of `Utf8View` and
+/// `BinaryView` (59 and 58 panic on one: `arrow_writer/byte_array.rs`'s
+/// `downcast_op!` has no arm for them).
+pub(crate) const DICTIONARY_OF_VIEWS: bool = false;
+
 /// D1: no dictionary for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0`
 /// (`has_dictionary_support`).
 pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = false;
@@ -28,9 +32,9 @@ pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = false;
 /// converter stores precision 1 as INT64 (`precision > 1 && <= 9`), and
 /// its writer then cannot write a `Decimal32(1, _)` ("Cannot coerce").
 pub(crate) const DECIMAL_INT32_MIN_PRECISION: u8 = 2;
-/// D2, D3: Float16 min/max skip NaN (an all-NaN page has none), a zero min
+/// D2, D3: float and Float16 min/max skip NaN (an all-NaN page has none), a zero min
 /// is written as -0 and a zero max as +0.
-pub(crate) const FLOAT16_TOTAL_ORDER: bool = false;
+pub(crate) const FLOAT_TOTAL_ORDER: bool = false;
 /// D4: no NaN counts anywhere.
 pub(crate) const NAN_COUNTS: bool = false;
 /// D6: the DICTIONARY_PAGE entry of `encoding_stats` comes first (since
@@ -51,6 +55,11 @@ pub(crate) const REQUIRED_NULLS_REJECTED: bool = false;
 /// Batch types are compared with the schema's looking through a dictionary
 /// only at the top of a column.
 pub(crate) const NESTED_TYPE_COMPATIBILITY: bool = false;
+
+/// D24: `RleEncoder::len` (the size estimate of an RLE-encoded BOOLEAN
+/// page) counts only the bit-packed groups already written (with their
+/// indicator byte), not the partial group.
+pub(crate) const RLE_LENGTH_COUNTS_PENDING_VALUES: bool = false;
 
 /// D19: a write whose levels are compact (absent or one repeated value)
 /// is cut into batches of `data_page_row_count_limit` levels rather than
@@ -73,7 +82,7 @@ pub(crate) const PAGES_SPLICED_WHOLE: bool = true;
 /// written one after the other, each split again by the byte limit.
 pub(crate) const ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS: bool = false;
 
-/// D24: the fallback encoding is not checked against the column's type:
+/// D26: the fallback encoding is not checked against the column's type:
 /// RLE and DELTA_LENGTH_BYTE_ARRAY (and DELTA_BYTE_ARRAY on INT32/INT64)
 /// get an encoder on any type (`encodings/encoding/mod.rs:83`
 /// `get_encoder`), which panics only when given values (a column whose
@@ -122,10 +131,10 @@ pub(crate) fn column_index_append(
 }
 
 /// `stats` unchanged (no NaN counts in 59).
-pub(crate) fn with_nan_count(
-    stats: ValueStatistics<FixedLenByteArray>,
+pub(crate) fn with_nan_count<T>(
+    stats: ValueStatistics<T>,
     _nans: Option<u64>,
-) -> ValueStatistics<FixedLenByteArray> {
+) -> ValueStatistics<T> {
     stats
 }
 
@@ -215,6 +224,28 @@ pub(crate) fn decimal_scale_precision(logical: Option<&LogicalType>) -> Option<(
         Some(LogicalType::Decimal(d)) => Some((d.scale, d.precision)),
         _ => None,
     }
+}
+
+/// The INTEGER logical type of `bit_width` bits, signed or not.
+pub(crate) fn integer_logical(bit_width: i8, is_signed: bool) -> LogicalType {
+    LogicalType::integer(bit_width, is_signed)
+}
+
+/// The TIME logical type of `unit`, adjusted to UTC or not.
+pub(crate) fn time_logical(utc: bool, unit: parquet::basic::TimeUnit) -> LogicalType {
+    LogicalType::time(utc, unit)
+}
+
+/// The TIMESTAMP logical type of `unit`, adjusted to UTC or not.
+pub(crate) fn timestamp_logical(utc: bool, unit: parquet::basic::TimeUnit) -> LogicalType {
+    LogicalType::timestamp(utc, unit)
+}
+
+/// Whether `encoding` is ALP (parquet 60's floating-point encoding, which
+/// this crate leaves to `parquet`; older releases have none).
+pub(crate) fn is_alp(encoding: parquet::basic::Encoding) -> bool {
+    let _ = encoding;
+    false
 }
 
 /// A bloom filter's `(fpp, ndv)`.

@@ -4,7 +4,6 @@
 use super::PageIndexes;
 use parquet::basic::{ColumnOrder, LogicalType};
 use parquet::column::writer::ColumnCloseResult;
-use parquet::data_type::FixedLenByteArray;
 use parquet::errors::Result;
 use parquet::file::metadata::page_index::{PageIndexBuilder, PageIndexProvider};
 use parquet::file::metadata::{ColumnIndexBuilder, ParquetMetaData, ParquetMetaDataBuilder};
@@ -20,15 +19,20 @@ use std::sync::Arc;
 /// `>=60.1.0, <60.2`).
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["60.1.0"];
 
+/// D25: the byte-array writer takes dictionaries of `Utf8View` and
+/// `BinaryView` (59 and 58 panic on one: `arrow_writer/byte_array.rs`'s
+/// `downcast_op!` has no arm for them).
+pub(crate) const DICTIONARY_OF_VIEWS: bool = true;
+
 /// D1: FIXED_LEN_BYTE_ARRAY columns get a dictionary under `PARQUET_1_0`.
 pub(crate) const FLBA_DICTIONARY_UNDER_V1: bool = true;
 /// D14: the smallest decimal precision stored as INT32 (precision 1 is
 /// INT32 in 60, INT64 in 59).
 pub(crate) const DECIMAL_INT32_MIN_PRECISION: u8 = 1;
-/// D2, D3: Float16 min/max by IEEE 754 total order (`-0 < +0`), an all-NaN
+/// D2, D3: float and Float16 min/max by IEEE 754 total order (`-0 < +0`), an all-NaN
 /// page gets NaN min/max; no zero replacement.
-pub(crate) const FLOAT16_TOTAL_ORDER: bool = true;
-/// D4: Float16 statistics and column indexes carry NaN counts.
+pub(crate) const FLOAT_TOTAL_ORDER: bool = true;
+/// D4: float and Float16 statistics and column indexes carry NaN counts.
 pub(crate) const NAN_COUNTS: bool = true;
 /// D6: the DICTIONARY_PAGE entry of `encoding_stats` comes first.
 pub(crate) const DICTIONARY_STATS_FIRST: bool = true;
@@ -46,6 +50,11 @@ pub(crate) const REQUIRED_NULLS_REJECTED: bool = true;
 /// layers at every depth when comparing a batch's types with the schema's
 /// (60); 59 does so only at the top of a column.
 pub(crate) const NESTED_TYPE_COMPATIBILITY: bool = true;
+
+/// D24: `RleEncoder::len` (the size estimate of an RLE-encoded BOOLEAN
+/// page) counts the pending values of the open bit-packed run, the partial
+/// group included.
+pub(crate) const RLE_LENGTH_COUNTS_PENDING_VALUES: bool = true;
 
 /// D19: a write whose levels are compact (absent or one repeated value)
 /// is cut into batches of `data_page_row_count_limit` levels rather than
@@ -68,7 +77,7 @@ pub(crate) const PAGES_SPLICED_WHOLE: bool = true;
 /// rows the row limit already trimmed; what is left goes on as one piece.
 pub(crate) const ROW_GROUP_SPLIT_MEASURES_TRIMMED_ROWS: bool = true;
 
-/// D24: the fallback encoding is checked against the column's type when
+/// D26: the fallback encoding is checked against the column's type when
 /// the writer is created (`encodings/encoding/mod.rs:234`
 /// `unsupported_column_encoding`).
 pub(crate) const FALLBACK_ENCODING_CHECKED_AT_CREATION: bool = true;
@@ -114,10 +123,10 @@ pub(crate) fn column_index_append(
 }
 
 /// `stats` with its NaN count (D4).
-pub(crate) fn with_nan_count(
-    stats: ValueStatistics<FixedLenByteArray>,
+pub(crate) fn with_nan_count<T>(
+    stats: ValueStatistics<T>,
     nans: Option<u64>,
-) -> ValueStatistics<FixedLenByteArray> {
+) -> ValueStatistics<T> {
     stats.with_nan_count(nans)
 }
 
@@ -187,6 +196,27 @@ pub(crate) fn decimal_scale_precision(logical: Option<&LogicalType>) -> Option<(
         Some(LogicalType::Decimal(d)) => Some((d.scale, d.precision)),
         _ => None,
     }
+}
+
+/// The INTEGER logical type of `bit_width` bits, signed or not.
+pub(crate) fn integer_logical(bit_width: i8, is_signed: bool) -> LogicalType {
+    LogicalType::integer(bit_width, is_signed)
+}
+
+/// The TIME logical type of `unit`, adjusted to UTC or not.
+pub(crate) fn time_logical(utc: bool, unit: parquet::basic::TimeUnit) -> LogicalType {
+    LogicalType::time(utc, unit)
+}
+
+/// The TIMESTAMP logical type of `unit`, adjusted to UTC or not.
+pub(crate) fn timestamp_logical(utc: bool, unit: parquet::basic::TimeUnit) -> LogicalType {
+    LogicalType::timestamp(utc, unit)
+}
+
+/// Whether `encoding` is ALP (parquet 60's floating-point encoding, which
+/// this crate leaves to `parquet`; older releases have none).
+pub(crate) fn is_alp(encoding: parquet::basic::Encoding) -> bool {
+    encoding == parquet::basic::Encoding::ALP
 }
 
 /// A bloom filter's `(fpp, ndv)`.

@@ -12,6 +12,7 @@
 //! filter does.
 
 use crate::cpu::prefetch;
+use crate::values::Slots;
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::BloomFilterProperties;
@@ -57,25 +58,27 @@ fn insert_hash(words: &mut [[u32; 8]], hash: u64) {
 /// misses.
 const GROUP: usize = 16;
 
-/// Hashes each `width`-byte value and inserts it with `insert`.
+/// Hashes each value and inserts it with `insert`.
 #[inline(always)]
 fn insert_all_with(
     words: &mut [[u32; 8]],
-    values: &[u8],
-    width: usize,
+    values: Slots<'_>,
     insert: impl Fn(&mut [[u32; 8]], u64),
 ) {
     // Common widths get their own copy, where the hash's length is a
     // constant.
     macro_rules! fixed {
-        ($($w:literal)*) => {
-            match width {
-                $($w => insert_grouped(words, values.as_chunks::<$w>().0.iter().map(|v| &v[..]), &insert),)*
-                _ => insert_grouped(words, values.chunks_exact(width), &insert),
+        ($data:expr, $width:expr, $($w:literal)*) => {
+            match $width {
+                $($w => insert_grouped(words, $data.as_chunks::<$w>().0.iter().map(|v| &v[..]), &insert),)*
+                _ => insert_grouped(words, values.iter(), &insert),
             }
         };
     }
-    fixed!(1 2 4 8 12 16 32);
+    match values.fixed_width() {
+        Some(width) => fixed!(values.data(), width, 1 2 4 8 12 16 32),
+        None => insert_grouped(words, values.iter(), &insert),
+    }
 }
 
 /// Inserts `values` with `insert`, a group of [`GROUP`] at a time: the
@@ -109,12 +112,32 @@ fn insert_grouped<'a>(
 /// products, shifts and ORs at once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn insert_all_avx2(words: &mut [[u32; 8]], values: &[u8], width: usize) {
+unsafe fn insert_all_avx2(words: &mut [[u32; 8]], values: Slots<'_>) {
     use std::arch::x86_64::*;
-    insert_all_with(words, values, width, |words, hash| {
+    insert_all_with(words, values, |words, hash| {
         let block = &mut words[block_index(hash, words.len())];
         // SAFETY: AVX2 is enabled for this function; the loads and stores
         // are unaligned and cover exactly the 32 bytes of `block` and `SALT`.
+        unsafe {
+            let salts = _mm256_loadu_si256(SALT.as_ptr().cast());
+            let x = _mm256_set1_epi32(hash as u32 as i32);
+            let shifts = _mm256_srli_epi32::<27>(_mm256_mullo_epi32(x, salts));
+            let bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), shifts);
+            let ptr = block.as_mut_ptr().cast::<__m256i>();
+            _mm256_storeu_si256(ptr, _mm256_or_si256(_mm256_loadu_si256(ptr), bits));
+        }
+    });
+}
+
+/// [`insert_grouped`] with the AVX2 block update of [`insert_all_avx2`],
+/// for values of any lengths.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn insert_each_avx2<'a>(words: &mut [[u32; 8]], values: impl Iterator<Item = &'a [u8]>) {
+    use std::arch::x86_64::*;
+    insert_grouped(words, values, &|words: &mut [[u32; 8]], hash: u64| {
+        let block = &mut words[block_index(hash, words.len())];
+        // SAFETY: as in `insert_all_avx2`.
         unsafe {
             let salts = _mm256_loadu_si256(SALT.as_ptr().cast());
             let x = _mm256_set1_epi32(hash as u32 as i32);
@@ -151,9 +174,9 @@ impl BloomFilter {
         })
     }
 
-    /// Inserts each `width`-byte value of `values`.
-    pub(crate) fn insert_all(&mut self, values: &[u8], width: usize) -> Result<()> {
-        if values.is_empty() || width == 0 {
+    /// Inserts each of `values`.
+    pub(crate) fn insert_all(&mut self, values: Slots<'_>) -> Result<()> {
+        if values.is_empty() {
             return Ok(());
         }
         if self.words.is_empty() {
@@ -162,11 +185,29 @@ impl BloomFilter {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is available, as just checked.
-            unsafe { insert_all_avx2(&mut self.words, values, width) };
+            unsafe { insert_all_avx2(&mut self.words, values) };
             return Ok(());
         }
-        insert_all_with(&mut self.words, values, width, insert_hash);
+        insert_all_with(&mut self.words, values, insert_hash);
         Ok(())
+    }
+
+    /// Inserts each of `values` (byte arrays: any lengths).
+    pub(crate) fn insert_each<'a>(&mut self, mut values: impl Iterator<Item = &'a [u8]>) {
+        let Some(first) = values.next() else {
+            return;
+        };
+        if self.words.is_empty() {
+            self.words = vec![[0; 8]; self.blocks];
+        }
+        let values = std::iter::once(first).chain(values);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available, as just checked.
+            unsafe { insert_each_avx2(&mut self.words, values) };
+            return;
+        }
+        insert_grouped(&mut self.words, values, &insert_hash);
     }
 
     /// Bytes held by the filter.
@@ -217,6 +258,28 @@ mod tests {
     }
 
     #[test]
+    fn byte_arrays_match_parquet() {
+        let mut rng = StdRng::seed_from_u64(4);
+        let props = BloomFilterProperties::default();
+        let fpp = crate::compat::bloom_filter_fpp_ndv(&props).0;
+        let values: Vec<Vec<u8>> = (0..700)
+            .map(|i| (0..i % 37).map(|_| rng.random()).collect())
+            .collect();
+        let mut ours = BloomFilter::try_new(&props).unwrap();
+        let mut up = Sbbf::new_with_ndv_fpp(1000, fpp).unwrap();
+        ours.blocks = up.num_blocks();
+        ours.insert_each(values.iter().map(Vec::as_slice));
+        for v in &values {
+            up.insert(v.as_slice());
+        }
+        up.fold_to_target_fpp(fpp);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        ours.finish().write(&mut a).unwrap();
+        up.write(&mut b).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
     fn bits_match_parquet() {
         let mut rng = StdRng::seed_from_u64(3);
         for width in [1usize, 2, 4, 5, 8, 12, 16, 32] {
@@ -229,9 +292,9 @@ mod tests {
             ours.blocks = up.num_blocks();
             scalar.blocks = up.num_blocks();
             let values: Vec<u8> = (0..width * 500).map(|_| rng.random()).collect();
-            ours.insert_all(&values, width).unwrap();
+            ours.insert_all(Slots::fixed(&values, width)).unwrap();
             scalar.words = vec![[0; 8]; scalar.blocks];
-            insert_all_with(&mut scalar.words, &values, width, insert_hash);
+            insert_all_with(&mut scalar.words, Slots::fixed(&values, width), insert_hash);
             assert_eq!(ours.words, scalar.words);
             for v in values.chunks_exact(width) {
                 up.insert(v);

@@ -16,8 +16,8 @@ use super::bloom::BloomFilter;
 use super::dictionary::Dictionary;
 use super::fallback::Fallback;
 use super::min_max::{MinMax, batch_min_max};
-use crate::values::{ValueOrder, ValueSource};
-use parquet::basic::{Encoding, LogicalType, Type as PhysicalType};
+use crate::values::{Slots, ValueOrder, ValueSource};
+use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
@@ -32,8 +32,12 @@ pub(crate) struct DataPageValues<'a> {
     pub bytes: PageBytes<'a>,
     /// The page's min and max (unset without statistics or values).
     pub min_max: &'a MinMax,
-    /// Float16 NaNs seen by the statistics, if any were gathered.
+    /// NaNs seen by the statistics (floating-point columns), if any were
+    /// gathered.
     pub nan_count: Option<u64>,
+    /// The total length of the page's values, for byte arrays
+    /// (`unencoded_byte_array_data_bytes`).
+    pub variable_length_bytes: Option<i64>,
 }
 
 /// Where a flushed page's encoded values are.
@@ -64,14 +68,13 @@ pub(crate) struct DictionaryPage {
     pub num_values: usize,
 }
 
-/// Min/max (and Float16 NaN count) of the current page's values.
+/// Min/max (and, for floats, NaN count) of the current page's values.
 #[derive(Debug)]
 struct PageExtremes {
     order: ValueOrder,
-    width: usize,
     /// Whether min/max are gathered at all.
     enabled: bool,
-    float16: bool,
+    floating: bool,
     current: MinMax,
     /// The last flushed page's, lent out by `flush_data_page`.
     flushed: MinMax,
@@ -80,20 +83,16 @@ struct PageExtremes {
 
 impl PageExtremes {
     /// Folds `values` in, given the positions of their min and max if known.
-    fn observe(&mut self, values: &[u8], extremes: Option<(usize, usize)>) {
-        let width = self.width;
+    fn observe(&mut self, values: Slots<'_>, extremes: Option<(usize, usize)>) {
         let found = match extremes {
             _ if !self.enabled => None,
             Some((lo, hi)) => Some((lo, hi, 0)),
-            None => batch_min_max(self.order, values, width),
+            None => batch_min_max(self.order, values),
         };
         if let Some((lo, hi, nans)) = found {
-            self.current.update(
-                self.order,
-                &values[lo * width..(lo + 1) * width],
-                &values[hi * width..(hi + 1) * width],
-            );
-            if self.float16 && crate::compat::NAN_COUNTS {
+            self.current
+                .update(self.order, values.get(lo), values.get(hi));
+            if self.floating && crate::compat::NAN_COUNTS {
                 *self.nans.get_or_insert(0) += nans;
             }
         }
@@ -103,8 +102,8 @@ impl PageExtremes {
     fn flush(&mut self) -> (&MinMax, Option<u64>) {
         std::mem::swap(&mut self.current, &mut self.flushed);
         self.current.clear();
-        if self.float16 && !crate::compat::FLOAT16_TOTAL_ORDER {
-            self.flushed.replace_f16_zeros();
+        if self.floating && !crate::compat::FLOAT_TOTAL_ORDER {
+            self.flushed.replace_float_zeros();
         }
         (&self.flushed, self.nans.take())
     }
@@ -113,6 +112,8 @@ impl PageExtremes {
 /// One column's value encoder.
 #[derive(Debug)]
 pub(crate) struct ColumnEncoder {
+    /// The column's dotted path, for errors.
+    column: String,
     width: usize,
     dictionary: Option<Dictionary>,
     fallback: Fallback,
@@ -133,18 +134,13 @@ impl ColumnEncoder {
     fn fallback(descr: &ColumnDescPtr, props: &WriterProperties) -> Result<Fallback> {
         let path = descr.path();
         let physical = descr.physical_type();
-        let integers = matches!(physical, PhysicalType::INT32 | PhysicalType::INT64);
         let encoding = props
             .encoding(path)
-            .unwrap_or(match props.writer_version() {
-                WriterVersion::PARQUET_1_0 => Encoding::PLAIN,
-                WriterVersion::PARQUET_2_0 if integers => Encoding::DELTA_BINARY_PACKED,
-                WriterVersion::PARQUET_2_0 => Encoding::DELTA_BYTE_ARRAY,
-            });
+            .unwrap_or_else(|| Fallback::default_encoding(physical, props.writer_version()));
         Fallback::try_new(
             encoding,
             physical,
-            crate::values::parquet_width(descr),
+            crate::values::value_width(descr).unwrap_or(0),
             crate::compat::delta_options(props, path),
             &path.string(),
         )
@@ -164,36 +160,32 @@ impl ColumnEncoder {
         order: ValueOrder,
     ) -> Result<Self> {
         let path = descr.path();
-        let width = crate::values::parquet_width(descr);
+        let width = crate::values::value_width(descr).unwrap_or(0);
         let physical = descr.physical_type();
-        let integers = matches!(physical, PhysicalType::INT32 | PhysicalType::INT64);
         let fallback = Self::fallback(descr, props)?;
         let bloom = props
             .bloom_filter_properties(path)
             .map(BloomFilter::try_new)
             .transpose()?;
         Ok(Self {
+            column: path.string(),
             width,
-            // D1: 59 has no dictionary for FIXED_LEN_BYTE_ARRAY under 1.0.
             dictionary: (props.dictionary_enabled(path)
-                && (crate::compat::FLBA_DICTIONARY_UNDER_V1
-                    || integers
-                    || props.writer_version() == WriterVersion::PARQUET_2_0))
-                .then(|| {
-                    // The entries of a full dictionary page, plus one batch
-                    // that may cross the limit before the fallback.
-                    let expected = (props.column_dictionary_page_size_limit(path) / width.max(1))
-                        .saturating_add(props.write_batch_size())
-                        .saturating_add(1);
-                    Dictionary::with_expected(width, expected)
-                }),
+                && has_dictionary_support(physical, props.writer_version()))
+            .then(|| {
+                // The entries of a full dictionary page, plus one batch
+                // that may cross the limit before the fallback.
+                let expected = (props.column_dictionary_page_size_limit(path) / width.max(1))
+                    .saturating_add(props.write_batch_size())
+                    .saturating_add(1);
+                Dictionary::with_expected(width, expected)
+            }),
             fallback,
             extremes: PageExtremes {
                 order,
-                width,
                 enabled: props.statistics_enabled(path) != EnabledStatistics::None
                     && order != ValueOrder::Undefined,
-                float16: matches!(descr.logical_type_ref(), Some(LogicalType::Float16)),
+                floating: order == ValueOrder::Float,
                 current: MinMax::default(),
                 flushed: MinMax::default(),
                 nans: None,
@@ -203,6 +195,14 @@ impl ColumnEncoder {
             out: Vec::new(),
             scratch: Vec::new(),
         })
+    }
+
+    /// A mini-batch starts, with or without values (RLE booleans start
+    /// their page's encoder there, as `parquet` does).
+    pub(crate) fn start_mini_batch(&mut self) {
+        if let (None, Fallback::RleBooleans(enc)) = (&self.dictionary, &mut self.fallback) {
+            enc.start();
+        }
     }
 
     /// Encodes the values of `src`, folding them into the page's min/max and
@@ -234,8 +234,9 @@ impl ColumnEncoder {
                 }
                 None => src.append_to(buf, want),
             };
-            self.extremes.observe(&buf[start..], extremes);
-            return insert_into(bloom, &buf[start..], self.width);
+            let values = Slots::fixed(&buf[start..], self.width);
+            self.extremes.observe(values, extremes);
+            return insert_into(bloom, values);
         }
         let (values, extremes) = match src.borrowed() {
             Some(values) => (values, None),
@@ -245,8 +246,9 @@ impl ColumnEncoder {
                 (self.scratch.as_slice(), extremes)
             }
         };
+        let values = Slots::fixed(values, self.width);
         self.extremes.observe(values, extremes);
-        insert_into(bloom, values, self.width)?;
+        insert_into(bloom, values)?;
         match &mut self.dictionary {
             Some(dict) => dict.put(values),
             None => self.fallback.put(values),
@@ -354,7 +356,9 @@ impl ColumnEncoder {
                 (Encoding::PLAIN, Some(block.take().unwrap_or_default()))
             }
             (None, other) => {
-                other.finish_into(self.width, &mut self.out)?;
+                other
+                    .finish_into(self.width, &mut self.out)
+                    .map_err(|e| with_column(e, &self.column))?;
                 (other.encoding(), None)
             }
         };
@@ -368,6 +372,7 @@ impl ColumnEncoder {
             bytes,
             min_max,
             nan_count,
+            variable_length_bytes: None,
         })
     }
 
@@ -384,7 +389,7 @@ impl ColumnEncoder {
         let Some(dict) = self.dictionary.take() else {
             return Ok(None);
         };
-        insert_into(self.bloom.as_mut(), dict.values(), self.width)?;
+        insert_into(self.bloom.as_mut(), dict.values())?;
         Ok(Some(DictionaryPage {
             num_values: dict.len(),
             values: dict.into_values(),
@@ -398,10 +403,34 @@ impl ColumnEncoder {
     }
 }
 
-/// Adds `width`-byte values to the bloom filter, if there is one.
-fn insert_into(bloom: Option<&mut BloomFilter>, values: &[u8], width: usize) -> Result<()> {
+/// `e` with the name of the column it happened in.
+fn with_column(e: ParquetError, column: &str) -> ParquetError {
+    match e {
+        ParquetError::General(message) => {
+            ParquetError::General(format!("Column '{column}': {message}"))
+        }
+        other => other,
+    }
+}
+
+/// Adds `values` to the bloom filter, if there is one.
+fn insert_into(bloom: Option<&mut BloomFilter>, values: Slots<'_>) -> Result<()> {
     match bloom {
-        Some(bloom) => bloom.insert_all(values, width),
+        Some(bloom) => bloom.insert_all(values),
         None => Ok(()),
+    }
+}
+
+/// Whether a column of `physical` type gets a dictionary (when the
+/// properties enable one), as `parquet` decides it: never for BOOLEAN, and
+/// for FIXED_LEN_BYTE_ARRAY under `PARQUET_1_0` only where the release
+/// allows it (D1: 59 and 58 do not).
+fn has_dictionary_support(physical: PhysicalType, version: WriterVersion) -> bool {
+    match physical {
+        PhysicalType::BOOLEAN => false,
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+            crate::compat::FLBA_DICTIONARY_UNDER_V1 || version == WriterVersion::PARQUET_2_0
+        }
+        _ => true,
     }
 }

@@ -1,12 +1,16 @@
 //! The encoders used without a dictionary, or after it falls back: PLAIN,
-//! BYTE_STREAM_SPLIT, DELTA_BYTE_ARRAY (FIXED_LEN_BYTE_ARRAY) and
-//! DELTA_BINARY_PACKED (INT32 / INT64).
+//! BYTE_STREAM_SPLIT, DELTA_BYTE_ARRAY (FIXED_LEN_BYTE_ARRAY),
+//! DELTA_BINARY_PACKED (INT32 / INT64), and for BOOLEAN PLAIN (bit-packed)
+//! and RLE.
 
 use super::block::PageBlock;
+use super::boolean::{PlainBooleans, RleBooleans};
 use super::delta::{DeltaBinaryPacked, DeltaByteArray};
 use crate::compat::DeltaOptions;
+use crate::values::Slots;
 use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::WriterVersion;
 
 /// The encoder used when there is no dictionary, or after it falls back.
 #[derive(Debug)]
@@ -22,8 +26,12 @@ pub(crate) enum Fallback {
     DeltaInt32(Box<DeltaBinaryPacked<i32>>),
     /// DELTA_BINARY_PACKED of INT64 values.
     DeltaInt64(Box<DeltaBinaryPacked<i64>>),
+    /// PLAIN BOOLEAN values, bit-packed.
+    PlainBooleans(PlainBooleans),
+    /// RLE BOOLEAN values.
+    RleBooleans(Box<RleBooleans>),
     /// An encoding the column's type cannot take that parquet 59 and 58
-    /// accept when the writer is created (D24): the first value (or, see
+    /// accept when the writer is created (D26): the first value (or, see
     /// [`Deferred`], the first page) given to it fails, where those
     /// releases panic.
     Refused(Box<Deferred>),
@@ -56,6 +64,23 @@ impl Deferred {
 }
 
 impl Fallback {
+    /// The encoding a column of `physical` type falls back to (or has,
+    /// without a dictionary) when the properties name none, as `parquet`
+    /// picks it per writer version.
+    pub(crate) fn default_encoding(physical: PhysicalType, version: WriterVersion) -> Encoding {
+        match (version, physical) {
+            (WriterVersion::PARQUET_1_0, _) => Encoding::PLAIN,
+            (_, PhysicalType::BOOLEAN) => Encoding::RLE,
+            (_, PhysicalType::INT32 | PhysicalType::INT64) => Encoding::DELTA_BINARY_PACKED,
+            (_, PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY) => {
+                Encoding::DELTA_BYTE_ARRAY
+            }
+            (_, PhysicalType::FLOAT | PhysicalType::DOUBLE | PhysicalType::INT96) => {
+                Encoding::PLAIN
+            }
+        }
+    }
+
     /// The encoder for `encoding` of a `physical` column of `width`-byte
     /// values, or an error for an encoding such a column cannot use (the
     /// message names `column`).
@@ -67,8 +92,12 @@ impl Fallback {
         column: &str,
     ) -> Result<Self> {
         Ok(match (encoding, physical) {
+            (Encoding::PLAIN, PhysicalType::BOOLEAN) => Self::PlainBooleans(Default::default()),
+            (Encoding::RLE, PhysicalType::BOOLEAN) => Self::RleBooleans(Default::default()),
             (Encoding::PLAIN, _) => Self::Plain(None),
-            (Encoding::BYTE_STREAM_SPLIT, _) => Self::ByteStreamSplit(Vec::new()),
+            (Encoding::BYTE_STREAM_SPLIT, t) if t != PhysicalType::BOOLEAN => {
+                Self::ByteStreamSplit(Vec::new())
+            }
             (Encoding::DELTA_BYTE_ARRAY, PhysicalType::FIXED_LEN_BYTE_ARRAY) => {
                 Self::DeltaByteArray(Box::new(DeltaByteArray::new(width, options)))
             }
@@ -78,7 +107,7 @@ impl Fallback {
             (Encoding::DELTA_BINARY_PACKED, PhysicalType::INT64) => {
                 Self::DeltaInt64(Box::new(DeltaBinaryPacked::new(options)))
             }
-            // D24: parquet 59 and 58 create an encoder for these on any
+            // D26: parquet 59 and 58 create an encoder for these on any
             // type; it fails only once it is given values.
             (Encoding::RLE | Encoding::DELTA_LENGTH_BYTE_ARRAY, _)
             | (Encoding::DELTA_BYTE_ARRAY, PhysicalType::INT32 | PhysicalType::INT64)
@@ -110,6 +139,8 @@ impl Fallback {
             Self::ByteStreamSplit(_) => Encoding::BYTE_STREAM_SPLIT,
             Self::DeltaByteArray(_) => Encoding::DELTA_BYTE_ARRAY,
             Self::DeltaInt32(_) | Self::DeltaInt64(_) => Encoding::DELTA_BINARY_PACKED,
+            Self::PlainBooleans(_) => Encoding::PLAIN,
+            Self::RleBooleans(_) => Encoding::RLE,
         }
     }
 
@@ -123,11 +154,13 @@ impl Fallback {
             Self::DeltaByteArray(_)
             | Self::DeltaInt32(_)
             | Self::DeltaInt64(_)
+            | Self::PlainBooleans(_)
+            | Self::RleBooleans(_)
             | Self::Refused(_) => None,
         }
     }
 
-    /// Fails for an encoding that cannot take values (D24); the encoder
+    /// Fails for an encoding that cannot take values (D26); the encoder
     /// checks it before taking any.
     pub(crate) fn takes_values(&self) -> Result<()> {
         match self {
@@ -136,13 +169,16 @@ impl Fallback {
         }
     }
 
-    /// Encodes `values` (`width` bytes each); nothing for an encoding that
-    /// cannot take them ([`Self::takes_values`]).
-    pub(crate) fn put(&mut self, values: &[u8]) {
+    /// Encodes `values` (of the column's width); nothing for an encoding
+    /// that cannot take them ([`Self::takes_values`]).
+    pub(crate) fn put(&mut self, values: Slots<'_>) {
+        let values = values.data();
         match self {
             Self::DeltaByteArray(enc) => enc.put(values),
             Self::DeltaInt32(enc) => enc.put_le(values),
             Self::DeltaInt64(enc) => enc.put_le(values),
+            Self::PlainBooleans(enc) => enc.put(values),
+            Self::RleBooleans(enc) => enc.put(values),
             other => {
                 if let Some(buf) = other.raw_buffer() {
                     buf.extend_from_slice(values);
@@ -160,6 +196,8 @@ impl Fallback {
             Self::DeltaInt32(enc) => enc.completed_len(),
             Self::DeltaInt64(enc) => enc.completed_len(),
             Self::Refused(_) => 0,
+            Self::PlainBooleans(enc) => enc.estimated_size(),
+            Self::RleBooleans(enc) => enc.estimated_size(),
         }
     }
 
@@ -172,13 +210,16 @@ impl Fallback {
             Self::DeltaInt32(enc) => enc.memory_size(),
             Self::DeltaInt64(enc) => enc.memory_size(),
             Self::Refused(deferred) => deferred.lengths.as_ref().map_or(0, |l| l.memory_size()),
+            Self::PlainBooleans(enc) => enc.memory_size(),
+            Self::RleBooleans(enc) => enc.memory_size(),
         }
     }
 
-    /// Appends the encoded page of a BYTE_STREAM_SPLIT or DELTA_BYTE_ARRAY
+    /// Appends the encoded page of a BYTE_STREAM_SPLIT, delta or BOOLEAN
     /// encoder to `dst` and clears it (PLAIN pages are handed over in their
-    /// block instead). Fails for a page that parquet 59 and 58 cannot
-    /// write with a [`Self::Refused`] encoding (D24).
+    /// block instead). Fails for a page `parquet` cannot write (an RLE
+    /// BOOLEAN page without values; a page of a [`Self::Refused`] encoding
+    /// that parquet 59 and 58 cannot write, D26).
     pub(crate) fn finish_into(&mut self, width: usize, dst: &mut Vec<u8>) -> Result<()> {
         match self {
             Self::Refused(deferred) => match &mut deferred.lengths {
@@ -200,6 +241,8 @@ impl Fallback {
             Self::DeltaByteArray(enc) => enc.finish_into(dst),
             Self::DeltaInt32(enc) => enc.finish_into(dst),
             Self::DeltaInt64(enc) => enc.finish_into(dst),
+            Self::PlainBooleans(enc) => enc.finish_into(dst),
+            Self::RleBooleans(enc) => return enc.finish_into(dst),
         }
         Ok(())
     }
@@ -240,7 +283,7 @@ mod tests {
                 VariableWidthByteStreamSplitEncoder::<FixedLenByteArrayType>::new(width as i32);
             up.put(&flba).unwrap();
             let mut ours = Fallback::ByteStreamSplit(Vec::new());
-            ours.put(&values);
+            ours.put(Slots::fixed(&values, width));
             let mut out = Vec::new();
             ours.finish_into(width, &mut out).unwrap();
             assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "width {width}");

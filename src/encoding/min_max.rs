@@ -1,17 +1,17 @@
-//! Min/max statistics over fixed-width Parquet values, in the order `parquet`
-//! 60.1 uses for each kind of column (truncation is the page stage's).
+//! Min/max statistics over Parquet values, in the order `parquet` uses for
+//! each kind of column ([`ValueOrder`]; truncation is the page stage's).
 //!
 //! * FixedSizeBinary / UUID: unsigned lexicographic bytes.
 //! * Decimals: signed big-endian two's complement (all values have the column's
 //!   width, so this is an unsigned compare with the sign bit flipped).
-//! * INT32 / INT64 decimals: signed little-endian integers.
-//! * Float16: IEEE 754 total order on the little-endian bits; NaNs are skipped
+//! * INT32 / INT64: signed (or unsigned) little-endian integers.
+//! * Floats: IEEE 754 total order on the little-endian bits; NaNs are skipped
 //!   unless every value is NaN, and counted.
 //! * Intervals: no min/max at all.
 
 use crate::cpu::with_avx2;
-use crate::values::ValueOrder;
-use crate::values::order::{f16_is_nan, f16_key, f16_total_key};
+use crate::values::order::{float_is_nan, float_key};
+use crate::values::{Slots, ValueOrder};
 use std::cmp::Ordering;
 
 /// The running min and max of a page or a chunk, as Parquet bytes.
@@ -64,15 +64,15 @@ impl MinMax {
         }
     }
 
-    /// Float16 min/max as parquet 59 writes them (D2): a zero min as -0, a
-    /// zero max as +0.
-    pub(crate) fn replace_f16_zeros(&mut self) {
+    /// Float min/max as parquet 59 writes them (D2): a zero min as -0, a
+    /// zero max as +0 (little-endian floats of any width).
+    pub(crate) fn replace_float_zeros(&mut self) {
         if self.set {
-            if self.min.len() == 2 && self.min[0] == 0 && self.min[1] & 0x7F == 0 {
-                self.min.copy_from_slice(&[0x00, 0x80]);
+            if is_float_zero(&self.min) {
+                set_float_zero(&mut self.min, true);
             }
-            if self.max.len() == 2 && self.max[0] == 0 && self.max[1] & 0x7F == 0 {
-                self.max.copy_from_slice(&[0x00, 0x00]);
+            if is_float_zero(&self.max) {
+                set_float_zero(&mut self.max, false);
             }
         }
     }
@@ -82,6 +82,22 @@ impl MinMax {
         if other.set {
             self.update(order, &other.min, &other.max);
         }
+    }
+}
+
+/// Whether a little-endian float is +0 or -0.
+fn is_float_zero(v: &[u8]) -> bool {
+    match v.split_last() {
+        Some((&top, rest)) => top & 0x7F == 0 && rest.iter().all(|&b| b == 0),
+        None => false,
+    }
+}
+
+/// Sets a little-endian float to -0 (`negative`) or +0.
+fn set_float_zero(v: &mut [u8], negative: bool) {
+    v.fill(0);
+    if let Some(top) = v.last_mut() {
+        *top = u8::from(negative) << 7;
     }
 }
 
@@ -95,27 +111,40 @@ fn replaces(order: ValueOrder, cur: &[u8], val: &[u8], when: Ordering) -> bool {
     }
 }
 
-/// Min, max and NaN count of a batch of values (`width` bytes each), or None
-/// for an empty batch. Returns the positions of the min and max values.
-pub(crate) fn batch_min_max(
-    order: ValueOrder,
-    values: &[u8],
-    width: usize,
-) -> Option<(usize, usize, u64)> {
-    if values.is_empty() || width == 0 {
+/// Min, max and NaN count of a batch of values, or None for an empty batch.
+/// Returns the positions of the min and max values.
+pub(crate) fn batch_min_max(order: ValueOrder, values: Slots<'_>) -> Option<(usize, usize, u64)> {
+    if values.is_empty() {
         return None;
     }
+    let Some(width) = values.fixed_width() else {
+        return (order != ValueOrder::Undefined).then(|| {
+            let (lo, hi) = min_max_slices(order, values);
+            (lo, hi, 0)
+        });
+    };
+    let data = values.data();
     match order {
         ValueOrder::Undefined => None,
-        ValueOrder::Float16 => float16_min_max(values),
+        ValueOrder::Float => match width {
+            2 => float_min_max::<2>(data),
+            4 => float_min_max::<4>(data),
+            8 => float_min_max::<8>(data),
+            _ => {
+                let (lo, hi) = min_max_slices(order, values);
+                Some((lo, hi, 0))
+            }
+        },
         ValueOrder::SignedLe => Some(match width {
-            4 => {
-                with_avx2(|| min_max_by_key(values.as_chunks::<4>().0, |v| i32::from_le_bytes(*v)))
-            }
-            8 => {
-                with_avx2(|| min_max_by_key(values.as_chunks::<8>().0, |v| i64::from_le_bytes(*v)))
-            }
-            _ => min_max_slices(order, values, width),
+            4 => with_avx2(|| min_max_by_key(data.as_chunks::<4>().0, |v| i32::from_le_bytes(*v))),
+            8 => with_avx2(|| min_max_by_key(data.as_chunks::<8>().0, |v| i64::from_le_bytes(*v))),
+            _ => min_max_slices(order, values),
+        })
+        .map(|(lo, hi)| (lo, hi, 0)),
+        ValueOrder::UnsignedLe => Some(match width {
+            4 => with_avx2(|| min_max_by_key(data.as_chunks::<4>().0, |v| u32::from_le_bytes(*v))),
+            8 => with_avx2(|| min_max_by_key(data.as_chunks::<8>().0, |v| u64::from_le_bytes(*v))),
+            _ => min_max_slices(order, values),
         })
         .map(|(lo, hi)| (lo, hi, 0)),
         ValueOrder::Unsigned | ValueOrder::Signed => {
@@ -123,8 +152,8 @@ pub(crate) fn batch_min_max(
             macro_rules! fixed {
                 ($($w:literal)*) => {
                     match width {
-                        $($w => min_max_fixed::<$w>(values, flip),)*
-                        _ => min_max_slices(order, values, width),
+                        $($w => min_max_fixed::<$w>(data, flip),)*
+                        _ => min_max_slices(order, values),
                     }
                 };
             }
@@ -243,12 +272,14 @@ fn min_max_by_key<T, K: Ord + Copy>(values: &[T], key: impl Fn(&T) -> K) -> (usi
     (min_i, max_i)
 }
 
-fn min_max_slices(order: ValueOrder, values: &[u8], width: usize) -> (usize, usize) {
-    let mut chunks = values.chunks_exact(width);
-    let mut min = chunks.next().unwrap();
+fn min_max_slices(order: ValueOrder, values: Slots<'_>) -> (usize, usize) {
+    let mut values = values.iter();
+    let Some(mut min) = values.next() else {
+        return (0, 0);
+    };
     let mut max = min;
     let (mut min_i, mut max_i) = (0, 0);
-    for (i, v) in chunks.enumerate() {
+    for (i, v) in values.enumerate() {
         if order.cmp(v, min) == Ordering::Less {
             min = v;
             min_i = i + 1;
@@ -260,17 +291,20 @@ fn min_max_slices(order: ValueOrder, values: &[u8], width: usize) -> (usize, usi
     (min_i, max_i)
 }
 
-fn float16_min_max(values: &[u8]) -> Option<(usize, usize, u64)> {
-    let (bits, _) = values.as_chunks::<2>();
+/// Min/max positions and NaN count of little-endian floats of `W` bytes
+/// (2, 4 or 8) by IEEE 754 total order, NaNs skipped unless every value is
+/// one.
+#[inline(never)]
+fn float_min_max<const W: usize>(values: &[u8]) -> Option<(usize, usize, u64)> {
+    let (floats, _) = values.as_chunks::<W>();
     let mut nan_count = 0u64;
-    let mut best: Option<(i16, usize, i16, usize)> = None;
-    for (i, b) in bits.iter().enumerate() {
-        let raw = u16::from_le_bytes(*b);
-        if f16_is_nan(raw) {
+    let mut best: Option<(i64, usize, i64, usize)> = None;
+    for (i, v) in floats.iter().enumerate() {
+        if float_is_nan(v) {
             nan_count += 1;
             continue;
         }
-        let k = f16_total_key(raw);
+        let k = float_key(v);
         match &mut best {
             None => best = Some((k, i, k, i)),
             Some((lo, lo_i, hi, hi_i)) => {
@@ -289,103 +323,12 @@ fn float16_min_max(values: &[u8]) -> Option<(usize, usize, u64)> {
     }
     // Every value is NaN: min and max are the extreme NaNs by total order
     // (60); 59 has none (D3).
-    if !crate::compat::FLOAT16_TOTAL_ORDER {
+    if !crate::compat::FLOAT_TOTAL_ORDER {
         return None;
     }
-    let (lo_i, hi_i) = min_max_by_key(bits, |v| f16_key(v));
+    let (lo_i, hi_i) = min_max_by_key(floats, |v| float_key(v));
     Some((lo_i, hi_i, nan_count))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng, rngs::StdRng};
-
-    fn naive(order: ValueOrder, values: &[u8], width: usize) -> Option<(Vec<u8>, Vec<u8>, u64)> {
-        let vals: Vec<&[u8]> = values.chunks_exact(width).collect();
-        let nans = vals.iter().filter(|v| order.is_nan(v)).count() as u64;
-        let candidates: Vec<&[u8]> = if vals.iter().all(|v| order.is_nan(v)) {
-            vals.clone()
-        } else {
-            vals.iter().copied().filter(|v| !order.is_nan(v)).collect()
-        };
-        let min = candidates.iter().copied().min_by(|a, b| order.cmp(a, b))?;
-        let max = candidates.iter().copied().max_by(|a, b| order.cmp(a, b))?;
-        Some((min.to_vec(), max.to_vec(), nans))
-    }
-
-    #[test]
-    fn batch_min_max_matches_naive() {
-        let mut rng = StdRng::seed_from_u64(5);
-        for case in 0..3000 {
-            let (order, width) = match case % 4 {
-                0 => (ValueOrder::Unsigned, rng.random_range(1..40)),
-                1 => (ValueOrder::Signed, rng.random_range(1..40)),
-                2 => (ValueOrder::SignedLe, [4, 8][rng.random_range(0..2)]),
-                _ => (ValueOrder::Float16, 2),
-            };
-            let n = rng.random_range(1..50);
-            let values: Vec<u8> = (0..n * width)
-                .map(|_| {
-                    *[0u8, 1, 0x7C, 0x7E, 0x80, 0xFC, 0xFE, 0xFF]
-                        .get(rng.random_range(0..8))
-                        .unwrap()
-                })
-                .collect();
-            let Some((lo, hi, nans)) = batch_min_max(order, &values, width) else {
-                // parquet 59: no min/max for a batch of only NaN (D3).
-                assert!(
-                    !crate::compat::FLOAT16_TOTAL_ORDER
-                        && values.chunks_exact(width).all(|v| order.is_nan(v)),
-                    "case {case}"
-                );
-                continue;
-            };
-            let (nmin, nmax, nnans) = naive(order, &values, width).unwrap();
-            assert_eq!(
-                &values[lo * width..(lo + 1) * width],
-                nmin.as_slice(),
-                "case {case}"
-            );
-            assert_eq!(
-                &values[hi * width..(hi + 1) * width],
-                nmax.as_slice(),
-                "case {case}"
-            );
-            assert_eq!(nans, nnans);
-        }
-    }
-
-    #[test]
-    fn little_endian_order_is_integer_order() {
-        let vals: [i64; 9] = [i64::MIN, -(1 << 40), -300, -1, 0, 1, 255, 1 << 33, i64::MAX];
-        for a in vals {
-            for b in vals {
-                let (x, y) = (a.to_le_bytes(), b.to_le_bytes());
-                assert_eq!(ValueOrder::SignedLe.cmp(&x, &y), a.cmp(&b), "{a} {b}");
-                let (a, b) = (a as i32, b as i32);
-                let (x, y) = (a.to_le_bytes(), b.to_le_bytes());
-                assert_eq!(ValueOrder::SignedLe.cmp(&x, &y), a.cmp(&b), "{a} {b}");
-            }
-        }
-        let values: Vec<u8> = [5i32, -7, i32::MAX, 0, i32::MIN, 3]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        assert_eq!(
-            batch_min_max(ValueOrder::SignedLe, &values, 4),
-            Some((4, 2, 0))
-        );
-    }
-
-    #[test]
-    fn signed_order_is_integer_order() {
-        let vals: [i64; 7] = [i64::MIN, -300, -1, 0, 1, 255, i64::MAX];
-        for a in vals {
-            for b in vals {
-                let (x, y) = (a.to_be_bytes(), b.to_be_bytes());
-                assert_eq!(ValueOrder::Signed.cmp(&x, &y), a.cmp(&b));
-            }
-        }
-    }
-}
+mod tests;

@@ -68,6 +68,27 @@ impl RleEncoder {
         self.out.capacity() + self.packed.capacity()
     }
 
+    /// The size `parquet`'s `RleEncoder::len` reports for what has been
+    /// put (it decides where a BOOLEAN RLE page is cut): the closed runs,
+    /// and the open bit-packed run as the release counts it (D24: 60 counts
+    /// every pending value, the partial group included, as if the run were
+    /// closed; 59 and 58 only the groups already written, with their
+    /// indicator byte). An RLE run being counted is not included.
+    pub(crate) fn estimated_len(&self) -> usize {
+        let width = self.bit_width as usize;
+        let open = match crate::compat::RLE_LENGTH_COUNTS_PENDING_VALUES {
+            true => match self.groups * GROUP + self.partial_len {
+                0 => 0,
+                n => 1 + (n * width).div_ceil(8),
+            },
+            false => match self.groups {
+                0 => 0,
+                g => 1 + g * width,
+            },
+        };
+        self.out.len() + open
+    }
+
     /// Encodes one value.
     #[inline]
     pub(crate) fn put(&mut self, value: u32) {

@@ -338,7 +338,7 @@ impl ArrowRowGroupWriterFactory {
         let descr = &self.columns[leaf];
         Some(LeafShape {
             kind,
-            width: crate::values::parquet_width(descr),
+            width: crate::values::value_width(descr).unwrap_or(0),
             max_def: descr.max_def_level(),
         })
     }

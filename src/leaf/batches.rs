@@ -11,16 +11,16 @@
 //! neither rule: its batches are always `write_batch_size` levels, D19 and
 //! D20.)
 
-use super::view::{LevelView, Span};
+use super::values::LeafValues;
+use super::view::{ChunkBytes, LevelView, Span};
 use crate::cdc::Chunker;
 use crate::compat;
 use crate::page::PageBuilder;
-use crate::values::NativeValues;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 use parquet::basic::Type as PhysicalType;
-use parquet::errors::Result;
+use parquet::errors::{ParquetError, Result};
 use std::ops::Range;
 
 /// How a batch too large for the byte budget is cut into windows.
@@ -36,32 +36,36 @@ enum Windows {
 /// always fits the page and dictionary budgets.
 struct Budget {
     base: usize,
-    width: usize,
-    /// INT32 / INT64: `parquet` sizes a window by whole values (the budget
-    /// divided by the width), where for FIXED_LEN_BYTE_ARRAY it also takes
-    /// the value that crosses the budget.
-    integers: bool,
+    /// Bytes per value; None for byte arrays, which never fit statically.
+    width: Option<usize>,
+    /// Every physical type but the byte arrays: `parquet` sizes a window by
+    /// whole values (the budget divided by the width), where for
+    /// FIXED_LEN_BYTE_ARRAY it also takes the value that crosses the budget.
+    whole_values: bool,
     fits_page: bool,
     fits_dict: bool,
 }
 
 impl Budget {
-    fn new(b: &PageBuilder, width: usize, by_row_limit: bool) -> Self {
+    fn new(b: &PageBuilder, width: Option<usize>, by_row_limit: bool) -> Self {
         let s = b.settings();
         let base = match by_row_limit && compat::COMPACT_LEVELS_BATCHED_BY_ROW_LIMIT {
             true => s.data_page_row_count_limit,
             false => s.write_batch_size,
         }
         .max(1);
-        let per_batch = width.saturating_mul(base);
+        let per_batch = width.map(|w| w.saturating_mul(base));
         // Without byte budget windows (D20) every batch is written whole.
         let budgeted = compat::BYTE_BUDGET_WINDOWS;
         Self {
             base,
             width,
-            integers: matches!(s.physical, PhysicalType::INT32 | PhysicalType::INT64),
-            fits_page: !budgeted || per_batch <= s.data_page_size_limit,
-            fits_dict: !budgeted || per_batch <= s.dictionary_page_size_limit,
+            whole_values: !matches!(
+                s.physical,
+                PhysicalType::FIXED_LEN_BYTE_ARRAY | PhysicalType::BYTE_ARRAY
+            ),
+            fits_page: !budgeted || per_batch.is_some_and(|p| p <= s.data_page_size_limit),
+            fits_dict: !budgeted || per_batch.is_some_and(|p| p <= s.dictionary_page_size_limit),
         }
     }
 
@@ -86,24 +90,31 @@ impl Budget {
     }
 
     /// `parquet`'s `ByteBudgetChunker::pick_sub_batch` for a batch of
-    /// `levels` levels holding `count()` fixed-width values: `None` writes
-    /// the batch whole.
+    /// `levels` levels holding `count()` values, of which `bytes_fit(n,
+    /// budget)` fit a budget when they are byte arrays: `None` writes the
+    /// batch whole.
     fn windows(
         &self,
         b: &PageBuilder,
         levels: usize,
         count: impl FnOnce() -> usize,
+        bytes_fit: impl FnOnce(usize) -> usize,
     ) -> Option<Windows> {
         if levels == 0 {
             return None;
         }
         let (budget, exact) = self.budget(b)?;
         let values = count();
-        // The value that crosses the budget is included (FIXED_LEN_BYTE_ARRAY).
+        if values == 0 {
+            return None;
+        }
+        // The value that crosses the budget is included (FIXED_LEN_BYTE_ARRAY
+        // and byte arrays).
         let fit = match self.width {
-            0 => values,
-            w if self.integers => values.min(budget / w),
-            w => values.min((budget / w).saturating_add(1)),
+            None => bytes_fit(budget),
+            Some(0) => values,
+            Some(w) if self.whole_values => values.min(budget / w),
+            Some(w) => values.min((budget / w).saturating_add(1)),
         };
         if fit >= values {
             return None;
@@ -121,9 +132,9 @@ impl Budget {
 /// its first level.
 pub(super) fn write_span<V: LevelView>(
     b: &mut PageBuilder,
-    width: usize,
+    width: Option<usize>,
     view: &V,
-    values: &NativeValues<'_>,
+    values: &LeafValues<'_>,
     span: Span,
 ) -> Result<()> {
     let budget = Budget::new(b, width, view.batches_by_row_limit());
@@ -132,7 +143,8 @@ pub(super) fn write_span<V: LevelView>(
     let mut start = span.levels.start;
     while start < end_all {
         let end = view.record_end(end_all.min(start.saturating_add(budget.base)), end_all);
-        next_value = match budget.windows(b, end - start, || view.values_in(start, end)) {
+        let fit = |budget| bytes_fit(view, values, (start, end), next_value, budget);
+        next_value = match budget.windows(b, end - start, || view.values_in(start, end), fit) {
             None => next_value + view.write_mini_batch(b, values, start, end, next_value)?,
             Some(w) => write_windows(b, view, values, start..end, w, next_value)?,
         };
@@ -141,12 +153,29 @@ pub(super) fn write_span<V: LevelView>(
     Ok(())
 }
 
+/// How many of the byte arrays among levels `[start, end)` (the first
+/// being the write's `first_value`-th value) fit `budget`, as `parquet`
+/// counts them; every value of an Arrow dictionary array fits.
+fn bytes_fit<V: LevelView>(
+    view: &V,
+    values: &LeafValues<'_>,
+    (start, end): (usize, usize),
+    first_value: usize,
+    budget: usize,
+) -> usize {
+    let picks = view.picks(start, end, first_value);
+    match values {
+        LeafValues::Bytes { values, keys: None } => values.count_within_budget(&picks, budget),
+        _ => picks.count(),
+    }
+}
+
 /// Writes `batch` in windows (`parquet`'s `write_granular_chunk`), each
 /// extended to a record boundary; returns the next value index.
 fn write_windows<V: LevelView>(
     b: &mut PageBuilder,
     view: &V,
-    values: &NativeValues<'_>,
+    values: &LeafValues<'_>,
     batch: Range<usize>,
     windows: Windows,
     mut next_value: usize,
@@ -170,21 +199,40 @@ fn write_windows<V: LevelView>(
 /// by its values' Arrow bytes.
 pub(super) fn write_content_defined<V: LevelView>(
     b: &mut PageBuilder,
-    width: usize,
+    width: Option<usize>,
     view: &V,
-    values: &NativeValues<'_>,
+    values: &LeafValues<'_>,
     chunker: &mut Chunker,
     array: &ArrayRef,
 ) -> Result<()> {
-    let spans = match array.data_type() {
-        DataType::Dictionary(_, _) => {
+    let spans = match (array.data_type(), values) {
+        (DataType::Dictionary(_, _), _) => {
             let keys = array.as_any_dictionary().keys().to_data();
             let key_width = keys.data_type().primitive_width().unwrap_or(1);
             let bytes = &keys.buffers()[0].as_slice()[keys.offset() * key_width..];
-            view.content_chunks(chunker, bytes, key_width)
+            view.content_chunks(chunker, ChunkBytes::Fixed(bytes, key_width))
         }
-        _ => view.content_chunks(chunker, values.native_bytes(), values.native_width()),
+        // A boolean is hashed as the byte 0 or 1.
+        (_, LeafValues::Fixed(v)) if v.is_bits() => {
+            let bytes = v.bits_as_bytes(array.len());
+            view.content_chunks(chunker, ChunkBytes::Fixed(&bytes, 1))
+        }
+        (_, LeafValues::Fixed(v)) => view.content_chunks(
+            chunker,
+            ChunkBytes::Fixed(v.native_bytes(), v.native_width()),
+        ),
+        (_, bytes) => view.content_chunks(chunker, ChunkBytes::Bytes(*bytes)),
     };
+    if spans.iter().any(|span| view.values_out_of_order(span)) {
+        return Err(ParquetError::General(format!(
+            "Column '{}': parquet {} cannot chunk this write by content: a chunk's values are \
+             out of order in the array (a list view's), and parquet slices a chunk's values \
+             from its first to its last one (it panics: index out of bounds); write the column \
+             as a List, or without content-defined chunking",
+            b.column_name(),
+            compat::RESOLVED_RELEASE
+        )));
+    }
     let last = spans.len().saturating_sub(1);
     b.expect_cuts(last);
     for (k, span) in spans.into_iter().enumerate() {

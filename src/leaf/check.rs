@@ -7,7 +7,7 @@ use super::FlatLeaf;
 use super::view::{LevelView, NestedLevels};
 use crate::arrays::{expand_dictionary, expand_run_end_encoded};
 use crate::levels::LeafLevels;
-use crate::values::{FlbaKind, NativeValues, decimal_precision};
+use crate::values::{LeafKind, NativeValues, decimal_precision};
 use arrow_array::{Array, ArrayRef};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
@@ -23,7 +23,7 @@ pub(super) struct Resolved {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LeafShape {
     /// The Arrow type of the leaf's values.
-    pub(crate) kind: FlbaKind,
+    pub(crate) kind: LeafKind,
     /// The column's FIXED_LEN_BYTE_ARRAY width.
     pub(crate) width: usize,
     /// The column's maximum definition level (0: required).
@@ -31,14 +31,19 @@ pub(crate) struct LeafShape {
 }
 
 /// Resolves a top-level leaf's array to plain values (expanding a dictionary
-/// or run-end-encoded array of the field's type) and its logical nulls.
-pub(super) fn resolve(leaf: &FlatLeaf) -> Result<Resolved> {
+/// or run-end-encoded array of the field's type) and its logical nulls. A
+/// dictionary of byte arrays stays one: its keys are mapped, not its rows
+/// expanded.
+pub(super) fn resolve(leaf: &FlatLeaf, kind: LeafKind) -> Result<Resolved> {
     let array = &leaf.array;
     let field_type = leaf.field.data_type();
     match array.data_type() {
         DataType::Dictionary(_, value) if value.as_ref() == field_type => Ok(Resolved {
             nulls: array.logical_nulls(),
-            values: expand_dictionary(array)?,
+            values: match kind.is_byte_array() {
+                true => array.clone(),
+                false => expand_dictionary(array)?,
+            },
         }),
         DataType::RunEndEncoded(_, value) if value.data_type() == field_type => {
             let values = expand_run_end_encoded(array)?;
@@ -60,15 +65,15 @@ pub(super) fn resolve(leaf: &FlatLeaf) -> Result<Resolved> {
     }
 }
 
-/// The plain values of a nested leaf's array (a dictionary is expanded; the
-/// level builder already expanded run-end encoding), unless its level builder
-/// found an error.
-pub(super) fn resolve_leveled(levels: &LeafLevels) -> Result<ArrayRef> {
+/// The plain values of a nested leaf's array (a dictionary is expanded,
+/// unless it holds byte arrays; the level builder already expanded run-end
+/// encoding), unless its level builder found an error.
+pub(super) fn resolve_leveled(levels: &LeafLevels, kind: LeafKind) -> Result<ArrayRef> {
     if let Some(message) = &levels.validation_error {
         return Err(ParquetError::ArrowError(message.clone()));
     }
     match levels.array.data_type() {
-        DataType::Dictionary(_, _) => expand_dictionary(&levels.array),
+        DataType::Dictionary(_, _) if !kind.is_byte_array() => expand_dictionary(&levels.array),
         _ => Ok(levels.array.clone()),
     }
 }
@@ -77,7 +82,7 @@ impl LeafShape {
     /// Checks a leaf without writing it: type, nulls in a required field,
     /// decimals that do not fit the column's width.
     pub(crate) fn validate(&self, leaf: &FlatLeaf) -> Result<()> {
-        let resolved = resolve(leaf)?;
+        let resolved = resolve(leaf, self.kind)?;
         self.check(leaf, &resolved)
     }
 
@@ -94,6 +99,9 @@ impl LeafShape {
                 "Found null at index {index} for required field '{}'",
                 leaf.field.name()
             )));
+        }
+        if self.kind.is_byte_array() {
+            return Ok(());
         }
         let values = NativeValues::new(self.kind, self.width, r.values.as_ref())?;
         // In a required column every slot is a value (parquet 59 writes a

@@ -2,8 +2,8 @@
 //! `set_write_row_group_number_distinct_values`): the Arrow bytes of every
 //! value hashed with XxHash64 (seed 0) into a set.
 
+use super::values::LeafValues;
 use super::view::LevelView;
-use crate::values::NativeValues;
 use std::collections::HashSet;
 use twox_hash::XxHash64;
 
@@ -18,11 +18,21 @@ impl DistinctValues {
     }
 
     /// Adds every value of a write.
-    pub(super) fn add<V: LevelView>(&mut self, view: &V, values: &NativeValues<'_>) {
-        if let Some(seen) = &mut self.0 {
-            view.for_each_value(|i| {
+    pub(super) fn add<V: LevelView>(&mut self, view: &V, values: &LeafValues<'_>) {
+        let Some(seen) = &mut self.0 else {
+            return;
+        };
+        match values {
+            LeafValues::Fixed(values) => view.for_each_value(|i| {
                 seen.insert(XxHash64::oneshot(0, values.native(i)));
-            });
+            }),
+            // Byte arrays: the value's bytes (an Arrow dictionary's value
+            // for its key).
+            bytes => view.for_each_value(|i| {
+                if let Some(v) = bytes.bytes_at(i) {
+                    seen.insert(XxHash64::oneshot(0, v));
+                }
+            }),
         }
     }
 

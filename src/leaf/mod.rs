@@ -17,6 +17,7 @@
 mod batches;
 mod check;
 mod distinct;
+mod values;
 mod view;
 
 pub(crate) use check::LeafShape;
@@ -27,7 +28,7 @@ use crate::compat::PageStore;
 use crate::levels::LeafLevels;
 use crate::page::PageBuilder;
 use crate::pool::PageHelpers;
-use crate::values::{FlbaKind, NativeValues};
+use crate::values::LeafKind;
 use arrow_array::ArrayRef;
 use arrow_schema::FieldRef;
 use distinct::DistinctValues;
@@ -35,6 +36,7 @@ use parquet::errors::Result;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnDescPtr;
 use std::sync::Arc;
+use values::LeafValues;
 use view::{FlatLevels, LevelView, NestedLevels, Span};
 
 /// A leaf column that is a whole top-level field.
@@ -56,8 +58,9 @@ pub(crate) fn flat_leaf(field: &FieldRef, array: &ArrayRef) -> FlatLeaf {
 
 /// Writes the column chunk of one FLBA leaf.
 pub(crate) struct FlbaColumnWriter {
-    kind: FlbaKind,
-    width: usize,
+    kind: LeafKind,
+    /// Parquet bytes per value; None for byte arrays.
+    width: Option<usize>,
     builder: PageBuilder,
     distinct: DistinctValues,
     repeated_ancestor_def_level: i16,
@@ -88,15 +91,15 @@ impl FlbaColumnWriter {
     pub(crate) fn try_new(
         descr: ColumnDescPtr,
         props: &WriterProperties,
-        kind: FlbaKind,
+        kind: LeafKind,
         store: Option<Box<dyn PageStore>>,
         helpers: Option<PageHelpers>,
         cache_blocks: bool,
     ) -> Result<Self> {
-        let width = crate::values::parquet_width(&descr);
+        let width = crate::values::value_width(&descr);
         let repeated_ancestor_def_level = descr.repeated_ancestor_def_level();
         let sink = PageSink::new(store, cache_blocks);
-        let builder = PageBuilder::try_new(descr, props, kind.order(width), sink, helpers)?;
+        let builder = PageBuilder::try_new(descr, props, sink, helpers)?;
         Ok(Self {
             kind,
             width,
@@ -109,7 +112,7 @@ impl FlbaColumnWriter {
     fn shape(&self) -> LeafShape {
         LeafShape {
             kind: self.kind,
-            width: self.width,
+            width: self.width.unwrap_or(0),
             max_def: self.builder.settings().max_def,
         }
     }
@@ -117,14 +120,14 @@ impl FlbaColumnWriter {
     /// Validates and writes a top-level leaf; nothing is buffered if
     /// validation fails.
     pub(crate) fn write(&mut self, leaf: &FlatLeaf) -> Result<()> {
-        let resolved = check::resolve(leaf)?;
+        let resolved = check::resolve(leaf, self.kind)?;
         self.shape().check(leaf, &resolved)?;
         self.write_flat(&resolved, None)
     }
 
     /// Writes a top-level leaf already validated with [`LeafShape::validate`].
     pub(crate) fn write_unchecked(&mut self, leaf: &FlatLeaf) -> Result<()> {
-        let resolved = check::resolve(leaf)?;
+        let resolved = check::resolve(leaf, self.kind)?;
         self.write_flat(&resolved, None)
     }
 
@@ -135,7 +138,7 @@ impl FlbaColumnWriter {
         leaf: &FlatLeaf,
         chunker: &mut Chunker,
     ) -> Result<()> {
-        let resolved = check::resolve(leaf)?;
+        let resolved = check::resolve(leaf, self.kind)?;
         self.write_flat(&resolved, Some((chunker, &leaf.array)))
     }
 
@@ -144,7 +147,7 @@ impl FlbaColumnWriter {
         r: &check::Resolved,
         cdc: Option<(&mut Chunker, &ArrayRef)>,
     ) -> Result<()> {
-        let values = NativeValues::new(self.kind, self.width, r.values.as_ref())?;
+        let values = LeafValues::new(self.kind, self.width.unwrap_or(0), r.values.as_ref())?;
         let max_def = self.builder.settings().max_def;
         let view = FlatLevels::new(r.values.len(), max_def, r.nulls.as_ref());
         self.write_view(&view, &values, cdc)
@@ -157,12 +160,14 @@ impl FlbaColumnWriter {
         levels: &LeafLevels,
         chunker: Option<&mut Chunker>,
     ) -> Result<()> {
-        let array = check::resolve_leveled(levels)?;
-        let values = NativeValues::new(self.kind, self.width, array.as_ref())?;
+        let array = check::resolve_leveled(levels, self.kind)?;
+        let values = LeafValues::new(self.kind, self.width.unwrap_or(0), array.as_ref())?;
         let view = NestedLevels::new(levels, self.repeated_ancestor_def_level);
-        check::check_leveled(levels, &view, &values, array.data_type(), || {
-            self.builder.column_name()
-        })?;
+        if let Some(fixed) = values.fixed() {
+            check::check_leveled(levels, &view, fixed, array.data_type(), || {
+                self.builder.column_name()
+            })?;
+        }
         self.write_view(&view, &values, chunker.map(|c| (c, &levels.array)))
     }
 
@@ -172,12 +177,16 @@ impl FlbaColumnWriter {
     fn write_view<V: LevelView>(
         &mut self,
         view: &V,
-        values: &NativeValues<'_>,
+        values: &LeafValues<'_>,
         cdc: Option<(&mut Chunker, &ArrayRef)>,
     ) -> Result<()> {
         self.distinct.add(view, values);
         let b = &mut self.builder;
-        b.expect(view.values_in(0, view.num_levels()), view.num_levels());
+        let count = view.values_in(0, view.num_levels());
+        b.expect(count, view.num_levels());
+        if self.width.is_none() {
+            b.expect_plain_bytes(values.plain_bytes(view.num_positions(), count));
+        }
         let written = match cdc {
             None => {
                 let whole = Span {

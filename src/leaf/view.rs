@@ -4,15 +4,38 @@
 //! ([`NestedLevels`]). The mini-batch cutter and the CDC loop are written
 //! once over [`LevelView`].
 
+use super::values::LeafValues;
 use crate::cdc::Chunker;
 use crate::levels::{LeafLevels, LevelData};
 use crate::page::{MiniBatchLevels, PageBuilder};
-use crate::values::{BitmapValues, EmptyValues, IndexValues, NativeValues, RangeValues};
+use crate::values::bytes::Picks;
+use crate::values::{BitmapValues, EmptyValues, IndexValues, RangeValues};
 use arrow_buffer::NullBuffer;
 use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use parquet::errors::Result;
 use std::ops::Range;
+
+/// The bytes content-defined chunking hashes per array position: `width`
+/// bytes each of a buffer, or each value of a byte-array leaf.
+#[derive(Clone, Copy)]
+pub(super) enum ChunkBytes<'a> {
+    /// Position `i` is `bytes[i * width..(i + 1) * width]`.
+    Fixed(&'a [u8], usize),
+    /// Position `i` is the leaf's byte array `i`.
+    Bytes(LeafValues<'a>),
+}
+
+impl<'a> ChunkBytes<'a> {
+    /// The bytes of position `i`.
+    #[inline]
+    fn at(&self, i: usize) -> &'a [u8] {
+        match *self {
+            Self::Fixed(bytes, width) => &bytes[i * width..(i + 1) * width],
+            Self::Bytes(values) => values.bytes_at(i).unwrap_or(&[]),
+        }
+    }
+}
 
 /// Some levels of a write, as one `parquet` write call: the level range and
 /// the index (among all the write's values) of its first value.
@@ -28,6 +51,8 @@ pub(super) struct Span {
 pub(super) trait LevelView {
     /// Number of levels.
     fn num_levels(&self) -> usize;
+    /// Number of array positions (values and null slots) of the leaf array.
+    fn num_positions(&self) -> usize;
     /// Whether `parquet` batches these levels by `data_page_row_count_limit`
     /// (some levels, none materialized) rather than by `write_batch_size`.
     fn batches_by_row_limit(&self) -> bool;
@@ -40,19 +65,29 @@ pub(super) trait LevelView {
     fn record_end(&self, at: usize, end: usize) -> usize;
     /// Calls `f` with the array position of every value, in level order.
     fn for_each_value(&self, f: impl FnMut(usize));
+    /// The array positions of the values among levels `[start, end)`, the
+    /// first of which is the `first_value`-th value of the write.
+    fn picks(&self, start: usize, end: usize, first_value: usize) -> Picks<'_>;
     /// Writes levels `[start, end)` as one mini-batch, whose values start at
     /// the `first_value`-th value of the write; returns how many it wrote.
     fn write_mini_batch(
         &self,
         builder: &mut PageBuilder,
-        values: &NativeValues<'_>,
+        values: &LeafValues<'_>,
         start: usize,
         end: usize,
         first_value: usize,
     ) -> Result<usize>;
-    /// Content-defined chunks of the whole write, hashing `width` bytes of
-    /// `bytes` per array position.
-    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span>;
+    /// Content-defined chunks of the whole write, hashing `bytes` per array
+    /// position.
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: ChunkBytes<'_>) -> Vec<Span>;
+    /// Whether the values of `span` (a content-defined chunk) are not all
+    /// between its first and its last value in the array: `parquet` slices
+    /// a chunk's values from its first to its last one, which only list
+    /// views (values in any order) can break.
+    fn values_out_of_order(&self, _span: &Span) -> bool {
+        false
+    }
 }
 
 /// How a top-level leaf's definition levels are represented; decides the
@@ -110,6 +145,10 @@ impl LevelView for FlatLevels<'_> {
         self.len
     }
 
+    fn num_positions(&self) -> usize {
+        self.len
+    }
+
     fn batches_by_row_limit(&self) -> bool {
         matches!(self.validity, Validity::Uniform(_))
     }
@@ -158,13 +197,31 @@ impl LevelView for FlatLevels<'_> {
         }
     }
 
+    fn picks(&self, start: usize, end: usize, _first_value: usize) -> Picks<'_> {
+        match self.validity {
+            Validity::Absent => Picks::Range(start, end),
+            Validity::Uniform(l) if self.is_value(l) => Picks::Range(start, end),
+            Validity::Uniform(_) => Picks::Range(start, start),
+            Validity::Bitmap(nulls) => {
+                let bits = nulls.inner();
+                Picks::Bitmap {
+                    bits: bits.values(),
+                    bit_offset: bits.offset() + start,
+                    offset: start,
+                    len: end - start,
+                    count: count_set(nulls, start, end - start),
+                }
+            }
+        }
+    }
+
     fn write_mini_batch(
         &self,
         builder: &mut PageBuilder,
-        values: &NativeValues<'_>,
+        values: &LeafValues<'_>,
         start: usize,
         end: usize,
-        _first_value: usize,
+        first_value: usize,
     ) -> Result<usize> {
         let len = end - start;
         let levels = match self.validity {
@@ -177,27 +234,50 @@ impl LevelView for FlatLevels<'_> {
             }
             Validity::Bitmap(nulls) => {
                 let bits = nulls.inner();
-                let src = BitmapValues {
-                    values,
-                    bits: bits.values(),
-                    bit_offset: bits.offset() + start,
-                    offset: start,
-                    len,
-                    count: count_set(nulls, start, len),
-                };
-                let levels = MiniBatchLevels::Bitmap(src.bits, src.bit_offset);
-                builder.write_mini_batch(len, levels, &src)?;
-                return Ok(src.count);
+                MiniBatchLevels::Bitmap(bits.values(), bits.offset() + start)
             }
         };
-        let src = RangeValues { values, start, end };
-        builder.write_mini_batch(len, levels, &src)?;
-        Ok(len)
+        let picks = self.picks(start, end, first_value);
+        let count = picks.count();
+        match (values, picks) {
+            (
+                LeafValues::Fixed(values),
+                Picks::Bitmap {
+                    bits, bit_offset, ..
+                },
+            ) => {
+                let src = BitmapValues {
+                    values,
+                    bits,
+                    bit_offset,
+                    offset: start,
+                    len,
+                    count,
+                };
+                builder.write_mini_batch(len, levels, &src)?;
+            }
+            (LeafValues::Fixed(values), _) => {
+                let src = RangeValues { values, start, end };
+                builder.write_mini_batch(len, levels, &src)?;
+            }
+            (bytes, picks) => {
+                let src = bytes.byte_source(picks).expect("byte arrays");
+                builder.write_mini_batch(len, levels, &src)?;
+            }
+        }
+        Ok(count)
     }
 
-    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span> {
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: ChunkBytes<'_>) -> Vec<Span> {
         let nullable = self.max_def > 0;
-        let chunks = chunker.chunks_fixed(self.len, nullable, self.nulls, bytes, width);
+        let chunks = match bytes {
+            ChunkBytes::Fixed(bytes, width) => {
+                chunker.chunks_fixed(self.len, nullable, self.nulls, bytes, width)
+            }
+            ChunkBytes::Bytes(_) => {
+                chunker.chunks_bytes(self.len, nullable, self.nulls, |i| bytes.at(i))
+            }
+        };
         chunks
             .into_iter()
             .map(|c| Span {
@@ -258,6 +338,10 @@ impl LevelView for NestedLevels<'_> {
         self.num_levels
     }
 
+    fn num_positions(&self) -> usize {
+        self.levels.array.len()
+    }
+
     fn batches_by_row_limit(&self) -> bool {
         let (def, rep) = (&self.levels.def, &self.levels.rep);
         let materialized = |l: &LevelData| matches!(l, LevelData::Materialized(_));
@@ -311,29 +395,46 @@ impl LevelView for NestedLevels<'_> {
         self.levels.non_null_indices.iter().copied().for_each(f)
     }
 
+    fn picks(&self, start: usize, end: usize, first_value: usize) -> Picks<'_> {
+        let n = self.values_in(start, end);
+        Picks::Indices(&self.levels.non_null_indices[first_value..first_value + n])
+    }
+
     fn write_mini_batch(
         &self,
         builder: &mut PageBuilder,
-        values: &NativeValues<'_>,
+        values: &LeafValues<'_>,
         start: usize,
         end: usize,
         first_value: usize,
     ) -> Result<usize> {
-        let n = self.values_in(start, end);
-        let src = IndexValues {
-            values,
-            indices: &self.levels.non_null_indices[first_value..first_value + n],
-        };
-        builder.write_mini_batch_nested(
-            end - start,
-            mini_batch_levels(&self.levels.def, start, end),
-            mini_batch_levels(&self.levels.rep, start, end),
-            &src,
-        )?;
+        let picks = self.picks(start, end, first_value);
+        let n = picks.count();
+        let def = mini_batch_levels(&self.levels.def, start, end);
+        let rep = mini_batch_levels(&self.levels.rep, start, end);
+        match (values, picks) {
+            (LeafValues::Fixed(values), Picks::Indices(indices)) => {
+                let src = IndexValues { values, indices };
+                builder.write_mini_batch_nested(end - start, def, rep, &src)?;
+            }
+            (bytes, picks) => match bytes.byte_source(picks) {
+                Some(src) => builder.write_mini_batch_nested(end - start, def, rep, &src)?,
+                None => unreachable!("nested picks are indices"),
+            },
+        }
         Ok(n)
     }
 
-    fn content_chunks(&self, chunker: &mut Chunker, bytes: &[u8], width: usize) -> Vec<Span> {
+    fn values_out_of_order(&self, span: &Span) -> bool {
+        let n = self.values_in(span.levels.start, span.levels.end);
+        let indices = &self.levels.non_null_indices[span.first_value..span.first_value + n];
+        match (indices.first(), indices.last()) {
+            (Some(&first), Some(&last)) => indices.iter().any(|&i| i < first || i > last),
+            _ => false,
+        }
+    }
+
+    fn content_chunks(&self, chunker: &mut Chunker, bytes: ChunkBytes<'_>) -> Vec<Span> {
         let l = self.levels;
         let chunks = chunker.chunks_leveled(
             &l.def,
@@ -342,7 +443,7 @@ impl LevelView for NestedLevels<'_> {
             l.max_rep,
             self.repeated_ancestor_def_level,
             self.num_levels,
-            |i| &bytes[i * width..(i + 1) * width],
+            |i| bytes.at(i),
         );
         chunks
             .into_iter()
@@ -355,84 +456,4 @@ impl LevelView for NestedLevels<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::levels::compute_levels;
-    use arrow_array::{Array, ArrayRef, FixedSizeBinaryArray, ListArray};
-    use arrow_buffer::OffsetBuffer;
-    use arrow_schema::{DataType, Field};
-    use std::sync::Arc;
-
-    fn leveled(field: &Field, array: &ArrayRef) -> LeafLevels {
-        compute_levels(field, array, &|_| true)
-            .unwrap()
-            .remove(0)
-            .unwrap()
-    }
-
-    /// A nullable top-level leaf seen through its bitmap and through its
-    /// definition levels gives the same answers.
-    #[test]
-    fn flat_and_nested_views_agree() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for density in [0u64, 3, 9, 10] {
-            let len = 300;
-            let valid: Vec<bool> = (0..len).map(|_| next() % 10 >= density).collect();
-            let array: ArrayRef = Arc::new(FixedSizeBinaryArray::new(
-                2,
-                vec![0u8; 2 * len].into(),
-                Some(NullBuffer::from(valid.clone())),
-            ));
-            let field = Field::new("f", DataType::FixedSizeBinary(2), true);
-            let levels = leveled(&field, &array);
-            let nulls = array.logical_nulls();
-            let flat = FlatLevels::new(len, 1, nulls.as_ref());
-            let nested = NestedLevels::new(&levels, 0);
-            assert_eq!(flat.num_levels(), nested.num_levels());
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            flat.for_each_value(|i| a.push(i));
-            nested.for_each_value(|i| b.push(i));
-            assert_eq!(a, b);
-            for _ in 0..200 {
-                let start = next() as usize % len;
-                let end = start + next() as usize % (len - start + 1);
-                let n = 1 + next() as usize % 40;
-                assert_eq!(flat.values_in(start, end), nested.values_in(start, end));
-                assert_eq!(
-                    flat.end_of_values(start, end, n),
-                    nested.end_of_values(start, end, n),
-                    "density {density}, [{start}, {end}), n {n}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn nested_records_are_counted_from_repetition_levels() {
-        // [[a, b], null, [], [c, d, e]]
-        let items = FixedSizeBinaryArray::new(1, vec![1u8, 2, 3, 4, 5].into(), None);
-        let item = Arc::new(Field::new("item", DataType::FixedSizeBinary(1), false));
-        let list = ListArray::new(
-            item,
-            OffsetBuffer::from_lengths([2, 0, 0, 3]),
-            Arc::new(items),
-            Some(NullBuffer::from(vec![true, false, true, true])),
-        );
-        let field = Field::new("l", list.data_type().clone(), true);
-        let levels = leveled(&field, &(Arc::new(list) as ArrayRef));
-        let view = NestedLevels::new(&levels, 1);
-        assert_eq!(view.num_levels(), 7);
-        let records: Vec<usize> = (0..7).map(|l| view.record_of(l)).collect();
-        assert_eq!(records, [0, 0, 1, 2, 3, 3, 3]);
-        assert_eq!(view.values_in(0, 7), 5);
-        assert_eq!(view.end_of_values(0, 7, 3), 5);
-        assert_eq!(view.record_end(1, 7), 2);
-        assert_eq!(view.record_end(5, 6), 6);
-    }
-}
+mod tests;

@@ -22,7 +22,7 @@ impl PageBuilder {
         self.statistics.add_page(
             s,
             self.page.nulls,
-            values.nan_count,
+            (values.nan_count, values.variable_length_bytes),
             values.min_max,
             self.levels.histograms(),
         );
@@ -30,7 +30,7 @@ impl PageBuilder {
             s,
             &self.page,
             page_stats.then_some(values.min_max),
-            values.nan_count,
+            (values.nan_count, values.variable_length_bytes),
             self.levels.index_histograms(),
         );
         let header_min_max = match page_stats && s.page_header_statistics {
@@ -144,7 +144,7 @@ impl PageBuilder {
                     stats.nulls,
                     stats.nans,
                 ))
-                .set_unencoded_byte_array_data_bytes(None)
+                .set_unencoded_byte_array_data_bytes(stats.variable_length_bytes)
                 .set_repetition_level_histogram(histogram(s.max_rep, &stats.rep_histogram))
                 .set_definition_level_histogram(histogram(s.max_def, &stats.def_histogram));
         }

@@ -3,7 +3,7 @@
 
 use super::metrics::PageCounters;
 use super::settings::ColumnSettings;
-use super::statistics::{truncate_max, truncate_min};
+use super::truncate::{truncate_max, truncate_min};
 use crate::compat;
 use crate::encoding::min_max::MinMax;
 use crate::values::ValueOrder;
@@ -58,11 +58,11 @@ impl PageIndexes {
         s: &ColumnSettings,
         page: &PageCounters,
         min_max: Option<&MinMax>,
-        nans: Option<u64>,
+        (nans, variable_length_bytes): (Option<u64>, Option<i64>),
         (rep, def): (Option<LevelHistogram>, Option<LevelHistogram>),
     ) {
         let null_page = page.rows as u64 == page.nulls;
-        let nan_count = (compat::NAN_COUNTS && s.float16).then(|| nans.unwrap_or(0) as i64);
+        let nan_count = (compat::NAN_COUNTS && s.floating).then(|| nans.unwrap_or(0) as i64);
         if self.column_index.valid() {
             let nulls = page.nulls as i64;
             match min_max.and_then(|m| m.min().zip(m.max())) {
@@ -78,8 +78,8 @@ impl PageIndexes {
                     self.track_order(s.order, min, max);
                     let (min, max) = match s.truncatable {
                         true => (
-                            truncate_min(min, s.column_index_truncate_length).0,
-                            truncate_max(max, s.column_index_truncate_length).0,
+                            truncate_min(min, s.column_index_truncate_length, s.utf8).0,
+                            truncate_max(max, s.column_index_truncate_length, s.utf8).0,
                         ),
                         false => (min.to_vec(), max.to_vec()),
                     };
@@ -96,6 +96,7 @@ impl PageIndexes {
         self.column_index.append_histograms(&rep, &def);
         if let Some(index) = &mut self.offset_index {
             index.append_row_count(page.rows as i64);
+            index.append_unencoded_byte_array_data_bytes(variable_length_bytes);
         }
     }
 

@@ -157,6 +157,9 @@ pub(crate) struct ChunkStatistics {
     pub def_histogram: Vec<i64>,
     /// Repetition level histogram (empty when not kept).
     pub rep_histogram: Vec<i64>,
+    /// Total length of the byte-array values (`unencoded_byte_array_data_bytes`;
+    /// None for other columns).
+    pub variable_length_bytes: Option<i64>,
 }
 
 impl ChunkStatistics {
@@ -172,6 +175,7 @@ impl ChunkStatistics {
             nans: None,
             def_histogram: histogram(s.max_def),
             rep_histogram: histogram(s.max_rep),
+            variable_length_bytes: None,
         }
     }
 
@@ -181,11 +185,14 @@ impl ChunkStatistics {
         &mut self,
         s: &ColumnSettings,
         nulls: u64,
-        nans: Option<u64>,
+        (nans, variable_length_bytes): (Option<u64>, Option<i64>),
         min_max: &MinMax,
         (rep, def): (&[i64], &[i64]),
     ) {
         self.nulls += nulls;
+        if let Some(bytes) = variable_length_bytes {
+            *self.variable_length_bytes.get_or_insert(0) += bytes;
+        }
         if let Some(nans) = nans {
             *self.nans.get_or_insert(0) += nans;
         }

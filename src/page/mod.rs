@@ -3,7 +3,7 @@
 //!
 //! It takes mini-batches (levels plus a source of the batch's non-null
 //! values), feeds the level encoders and the column's
-//! [`ColumnEncoder`](crate::encoding::ColumnEncoder), and cuts pages exactly
+//! [`ValueEncoder`](crate::encoding::ValueEncoder), and cuts pages exactly
 //! where `parquet` does: after each mini-batch, on the row-count or byte
 //! limit, then checks whether the dictionary must fall back. A page is
 //! assembled from its levels and the values the encoder flushes, compressed,
@@ -30,12 +30,13 @@ pub(crate) mod metrics;
 pub(crate) mod output;
 pub(crate) mod settings;
 pub(crate) mod statistics;
+pub(crate) mod truncate;
 
 pub(crate) use level_encoding::MiniBatchLevels;
 pub(crate) use settings::ColumnSettings;
 
 use crate::chunk::{BlockHint, PageSink};
-use crate::encoding::ColumnEncoder;
+use crate::encoding::ValueEncoder;
 use crate::pool::PageHelpers;
 use crate::values::{ValueOrder, ValueSource};
 use index::PageIndexes;
@@ -50,7 +51,7 @@ use parquet::schema::types::ColumnDescPtr;
 pub(crate) struct PageBuilder {
     s: ColumnSettings,
     descr: ColumnDescPtr,
-    encoder: ColumnEncoder,
+    encoder: ValueEncoder,
     levels: PageLevels,
     page: PageCounters,
     totals: ChunkTotals,
@@ -69,6 +70,11 @@ pub(crate) struct PageBuilder {
 struct Expected {
     values: usize,
     levels: usize,
+    /// Byte arrays: the PLAIN size of the write's values (lengths and
+    /// bytes), for values of no fixed width.
+    plain_bytes: usize,
+    /// The values `plain_bytes` is for.
+    plain_values: usize,
     /// Pages cut other than by the page limits (content-defined chunks).
     cuts: usize,
 }
@@ -86,22 +92,23 @@ impl PageBuilder {
     /// Fails as [`Self::try_new`] fails for these settings (the fallback
     /// encoding, the codec), without building anything.
     pub(crate) fn check_settings(descr: &ColumnDescPtr, props: &WriterProperties) -> Result<()> {
-        ColumnEncoder::check_settings(descr, props)?;
+        ValueEncoder::check_settings(descr, props)?;
         codec::PageCodec::check(props.compression(descr.path()))
     }
 
-    /// A builder for `descr`'s chunk, values ordered by `order`, pages into
-    /// `sink`; compressed on `helpers`' threads if given (and compressed).
+    /// A builder for `descr`'s chunk (values ordered as `parquet` orders
+    /// that column's), pages into `sink`; compressed on `helpers`' threads
+    /// if given (and compressed).
     pub(crate) fn try_new(
         descr: ColumnDescPtr,
         props: &WriterProperties,
-        order: ValueOrder,
         sink: PageSink,
         helpers: Option<PageHelpers>,
     ) -> Result<Self> {
+        let order = ValueOrder::of(&descr);
         let s = ColumnSettings::resolve(&descr, props, order);
         Ok(Self {
-            encoder: ColumnEncoder::try_new(&descr, props, order)?,
+            encoder: ValueEncoder::try_new(&descr, props, order)?,
             levels: PageLevels::new(&s),
             page: PageCounters::default(),
             totals: ChunkTotals::default(),
@@ -169,8 +176,18 @@ impl PageBuilder {
         self.expected = Expected {
             values,
             levels,
+            plain_bytes: 0,
+            plain_values: 0,
             cuts: 0,
         };
+        self.encoder.begin_write();
+    }
+
+    /// The current write's values (byte arrays) take `bytes` bytes as PLAIN
+    /// (their lengths included): new blocks are sized by it.
+    pub(crate) fn expect_plain_bytes(&mut self, bytes: usize) {
+        self.expected.plain_bytes = bytes;
+        self.expected.plain_values = self.expected.values;
     }
 
     /// The current write will also cut `cuts` pages besides those the page
@@ -192,9 +209,10 @@ impl PageBuilder {
         let e = self.expected;
         BlockHint {
             expected: self.page_bytes(e.values, e.levels, e.cuts, headroom),
-            ceiling: self.ceiling.map_or(usize::MAX, |values| {
-                self.page_bytes(values, values, e.cuts, headroom)
-            }),
+            ceiling: match (self.ceiling, self.s.width) {
+                (Some(values), Some(_)) => self.page_bytes(values, values, e.cuts, headroom),
+                _ => usize::MAX,
+            },
         }
     }
 
@@ -202,7 +220,15 @@ impl PageBuilder {
     /// values in `levels` levels take, with `headroom` in front of each page
     /// and `cuts` pages cut besides those the page limits cut.
     fn page_bytes(&self, values: usize, levels: usize, cuts: usize, headroom: usize) -> usize {
-        let bytes = values.saturating_mul(self.s.width);
+        let e = &self.expected;
+        let bytes = match self.s.width {
+            Some(width) => values.saturating_mul(width),
+            // Byte arrays: the write's PLAIN bytes, for the values left.
+            None => match e.plain_values {
+                0 => 0,
+                n => (e.plain_bytes as u128 * values.min(n) as u128 / n as u128) as usize,
+            },
+        };
         let pages = (bytes / self.s.data_page_size_limit.max(1))
             .saturating_add(levels / self.s.data_page_row_count_limit.max(1))
             .saturating_add(cuts)
@@ -237,11 +263,17 @@ impl PageBuilder {
         self.expected.levels = self.expected.levels.saturating_sub(num_levels);
         self.page.nulls += (num_levels - num_values) as u64;
         self.page.rows += rows as u32;
+        self.encoder.start_mini_batch();
         if num_values > 0 {
             let headroom = self.page_headroom();
             self.output.set_block_hint(self.block_hint(headroom));
+            let need = match (self.s.width, values.byte_source()) {
+                (Some(width), _) => num_values * width,
+                (None, Some(src)) => src.plain_size(),
+                (None, None) => 0,
+            };
             self.output
-                .supply_block(&mut self.encoder, headroom, num_values * self.s.width)?;
+                .supply_block(&mut self.encoder, headroom, need)?;
             self.encoder.write(values)?;
             self.expected.values = self.expected.values.saturating_sub(num_values);
             self.ceiling = self.ceiling.map(|c| c.saturating_sub(num_values));
@@ -277,9 +309,14 @@ impl PageBuilder {
     fn page_headroom(&self) -> usize {
         let s = &self.s;
         let stats = if s.page_header_statistics {
+            // Byte arrays: as long as the truncation allows (a longer min
+            // or max only moves the page).
+            let width = s
+                .width
+                .unwrap_or(s.statistics_truncate_length.unwrap_or(64));
             let len = match (s.truncatable, s.statistics_truncate_length) {
-                (true, Some(l)) => s.width.min(l),
-                _ => s.width,
+                (true, Some(l)) => width.min(l),
+                _ => width,
             };
             2 * len + 48
         } else {

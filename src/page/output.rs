@@ -17,7 +17,7 @@ use super::metrics::WrittenPage;
 use super::settings::ColumnSettings;
 use crate::chunk::{BlockHint, PageSink};
 use crate::encoding::block::PageBlock;
-use crate::encoding::{ColumnEncoder, DictionaryPage, PageBytes};
+use crate::encoding::{DictionaryPage, PageBytes, ValueEncoder};
 use crate::pool::PageHelpers;
 use in_flight::Helped;
 use parquet::errors::Result;
@@ -114,7 +114,7 @@ impl PageOutput {
     /// kept in memory.
     pub(crate) fn supply_block(
         &mut self,
-        encoder: &mut ColumnEncoder,
+        encoder: &mut ValueEncoder,
         headroom: usize,
         need: usize,
     ) -> Result<()> {

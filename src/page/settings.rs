@@ -10,10 +10,10 @@ use parquet::schema::types::ColumnDescPtr;
 /// Per-column settings, resolved once from the `WriterProperties`.
 #[derive(Debug, Clone)]
 pub(crate) struct ColumnSettings {
-    /// Bytes per value.
-    pub width: usize,
-    /// The physical type: FIXED_LEN_BYTE_ARRAY, or INT32 / INT64 for
-    /// decimals of precision up to 18.
+    /// Bytes per value in Parquet form; None where values vary in width
+    /// (BYTE_ARRAY).
+    pub width: Option<usize>,
+    /// The physical type.
     pub physical: PhysicalType,
     /// How values are ordered for statistics.
     pub order: ValueOrder,
@@ -24,10 +24,14 @@ pub(crate) struct ColumnSettings {
     /// `descr.sort_order().is_signed()`: chunk statistics also fill the
     /// deprecated min/max fields.
     pub signed: bool,
-    /// Binary statistics may be truncated (not decimal, not Float16).
+    /// Binary statistics may be truncated (FIXED_LEN_BYTE_ARRAY and
+    /// BYTE_ARRAY, not decimal, not Float16).
     pub truncatable: bool,
-    /// Float16 column: NaNs are counted.
-    pub float16: bool,
+    /// A UTF-8 column (logical String or converted UTF8): valid UTF-8 is
+    /// truncated on character boundaries.
+    pub utf8: bool,
+    /// Floating-point values (FLOAT, DOUBLE, Float16): NaNs are counted.
+    pub floating: bool,
     /// Data page version.
     pub version: WriterVersion,
     /// Page compression.
@@ -70,16 +74,20 @@ impl ColumnSettings {
             || matches!(descr.logical_type_ref(), Some(LogicalType::Decimal { .. }));
         let float16 = matches!(descr.logical_type_ref(), Some(LogicalType::Float16));
         Self {
-            width: crate::values::parquet_width(descr),
+            width: crate::values::value_width(descr),
             physical: descr.physical_type(),
             order,
             max_def: descr.max_def_level(),
             max_rep: descr.max_rep_level(),
             signed: descr.sort_order() == SortOrder::SIGNED,
-            truncatable: descr.physical_type() == PhysicalType::FIXED_LEN_BYTE_ARRAY
-                && !is_decimal
+            truncatable: matches!(
+                descr.physical_type(),
+                PhysicalType::FIXED_LEN_BYTE_ARRAY | PhysicalType::BYTE_ARRAY
+            ) && !is_decimal
                 && !float16,
-            float16,
+            utf8: descr.logical_type_ref() == Some(&LogicalType::String)
+                || descr.converted_type() == ConvertedType::UTF8,
+            floating: order == ValueOrder::Float,
             version: props.writer_version(),
             compression: props.compression(path),
             statistics: props.statistics_enabled(path),

@@ -34,6 +34,14 @@ impl ColumnPlan {
         if encrypted(props) {
             plan.delegate_fast(|_| true, DelegateReason::Encrypted);
         }
+        let alp: Vec<bool> = (parquet.columns().iter())
+            .map(|descr| {
+                props
+                    .encoding(descr.path())
+                    .is_some_and(crate::compat::is_alp)
+            })
+            .collect();
+        plan.delegate_fast(|l| alp[l], DelegateReason::AlpEncoding);
         if !crate::compat::RELEASE_VERIFIED {
             plan.delegate_fast(|_| true, DelegateReason::UnverifiedRelease);
         }
@@ -93,11 +101,11 @@ impl ColumnPlan {
             }
             for (leaf, (data_type, layers)) in span.leaves().zip(types) {
                 let descr = parquet.column(leaf);
+                let kind = LeafKind::of(data_type);
                 let reason = judge_leaf(data_type, &descr).or_else(|| {
                     (layers.wrapped && !crate::compat::FAST_UNDER_DICTIONARY_OR_RUN_ENDS)
                         .then_some(DelegateReason::WrappedUnderParquet59)
                 });
-                let kind = LeafKind::of(data_type);
                 leaves.push(LeafPlan {
                     column: leaf,
                     field: index,
@@ -226,8 +234,16 @@ fn judge_leaf(data_type: &DataType, descr: &ColumnDescriptor) -> Option<Delegate
     if fast_candidate(data_type).is_none() {
         return Some(match data_type {
             DataType::Interval(IntervalUnit::MonthDayNano) => DelegateReason::IntervalMonthDayNano,
+            DataType::Null => DelegateReason::NullType,
             _ => DelegateReason::NotFixedLenByteArray,
         });
+    }
+    let geospatial = matches!(
+        descr.logical_type_ref(),
+        Some(LogicalType::Geometry { .. } | LogicalType::Geography { .. })
+    );
+    if geospatial {
+        return Some(DelegateReason::GeospatialType);
     }
     (!converter_agrees(data_type, descr)).then_some(DelegateReason::ParquetSchemaMismatch)
 }
@@ -258,8 +274,11 @@ fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
             && crate::compat::decimal_scale_precision(logical)
                 == Some((i32::from(*s), i32::from(*p)));
     }
+    if descr.physical_type() == PhysicalType::BYTE_ARRAY {
+        return byte_array_agrees(data_type, descr);
+    }
     if descr.physical_type() != PhysicalType::FIXED_LEN_BYTE_ARRAY {
-        return false;
+        return super::primitive::primitive_agrees(data_type, descr);
     }
     let width = usize::try_from(descr.type_length()).unwrap_or(0);
     let converted = descr.converted_type();
@@ -272,6 +291,25 @@ fn converter_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
         DataType::Float16 => width == 2 && logical == Some(&LogicalType::Float16),
         DataType::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime) => {
             width == 12 && logical.is_none() && converted == ConvertedType::INTERVAL
+        }
+        _ => false,
+    }
+}
+
+/// Whether a BYTE_ARRAY descriptor is what `parquet`'s schema converter
+/// makes of a string or binary type: a string is String (or Json, for the
+/// canonical JSON extension type), a binary has no logical type (the
+/// geospatial types, which carry statistics of their own, stay `parquet`'s).
+fn byte_array_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
+    let (logical, converted) = (descr.logical_type_ref(), descr.converted_type());
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => matches!(
+            (logical, converted),
+            (Some(LogicalType::String), ConvertedType::UTF8)
+                | (Some(LogicalType::Json), ConvertedType::JSON)
+        ),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
+            logical.is_none() && converted == ConvertedType::NONE
         }
         _ => false,
     }

@@ -15,13 +15,16 @@ impl fmt::Display for LeafPath {
 impl fmt::Display for DelegateReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            DelegateReason::NotFixedLenByteArray => "not a FIXED_LEN_BYTE_ARRAY type",
+            DelegateReason::NotFixedLenByteArray => "not a type this crate writes",
             DelegateReason::IntervalMonthDayNano => "Interval(MonthDayNano) (parquet rejects it)",
+            DelegateReason::NullType => "Null type (no values to encode)",
+            DelegateReason::AlpEncoding => "ALP encoding (parquet's own)",
             DelegateReason::Encrypted => "encrypted file",
             DelegateReason::ParquetSchemaMismatch => {
                 "explicit Parquet schema differs from the converter's"
             }
             DelegateReason::SchemaNotMapped => "Arrow and Parquet schemas do not line up",
+            DelegateReason::GeospatialType => "geospatial type (parquet's geospatial statistics)",
             DelegateReason::WrappedUnderParquet59 => {
                 "under a dictionary or run-end-encoded type (parquet 58/59 rules)"
             }

@@ -6,7 +6,7 @@ use arrow_schema::DataType;
 
 /// The kind of a leaf this crate writes, by its Arrow type: the value
 /// stage's own kind, so the plan and the writer cannot disagree.
-pub use crate::values::FlbaKind as LeafKind;
+pub use crate::values::LeafKind;
 
 /// The Arrow half of the decision: the kind of a leaf type the fast path
 /// can take if its descriptor agrees. [`compute_leaves`], which sees no

@@ -1,6 +1,7 @@
 //! The column plan: for every Parquet leaf, whether this crate's fast
-//! writer (FIXED_LEN_BYTE_ARRAY types and decimals of every precision)
-//! encodes it or `parquet`'s own column writer does, and why. It is the one place that decides; [`compute_leaves`],
+//! writer (fixed-width types: FIXED_LEN_BYTE_ARRAY types, decimals of every
+//! precision, integers, dates, times, timestamps, durations) encodes it or
+//! `parquet`'s own column writer does, and why. It is the one place that decides; [`compute_leaves`],
 //! the row-group factory and [`ArrowWriter`] all follow it.
 //!
 //! A leaf takes the fast path when its Arrow type is one this crate writes
@@ -16,6 +17,7 @@
 mod build;
 mod display;
 mod kind;
+mod primitive;
 
 pub use kind::LeafKind;
 pub(crate) use kind::fast_candidate;
@@ -27,7 +29,7 @@ use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 /// Which writer encodes a leaf column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LeafPath {
-    /// This crate's FIXED_LEN_BYTE_ARRAY writer.
+    /// This crate's own column writer.
     Fast,
     /// `parquet`'s own column writer (see [`LeafPlan::reason`]).
     Parquet,
@@ -37,25 +39,38 @@ pub enum LeafPath {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DelegateReason {
-    /// Its Arrow type is not one this crate writes (integers, strings,
-    /// booleans, ...): neither a FIXED_LEN_BYTE_ARRAY type nor a decimal.
+    /// Its Arrow type is not one this crate writes ([`LeafKind`] lists
+    /// those). The name is historical: the fast path began with
+    /// FIXED_LEN_BYTE_ARRAY types and now takes every fixed-width type.
     NotFixedLenByteArray,
     /// `Interval(MonthDayNano)`, which `parquet` rejects as well.
     IntervalMonthDayNano,
+    /// The properties give the leaf the ALP encoding (parquet 60's
+    /// adaptive lossless floating-point encoding), which this crate does
+    /// not implement.
+    AlpEncoding,
+    /// `Null`: a column without values (`parquet` writes an INT32 column
+    /// of nulls with the UNKNOWN logical type); there is nothing to encode
+    /// faster.
+    NullType,
     /// The file has encryption properties: pages are encrypted by
     /// `parquet`'s crate-private `FileEncryptor`.
     Encrypted,
     /// An explicit Parquet schema gives the leaf another width, logical or
     /// converted type than `parquet`'s schema converter would.
     ParquetSchemaMismatch,
+    /// A binary leaf of a geospatial logical type (Geometry, Geography):
+    /// `parquet` writes geospatial statistics for it, which this crate does
+    /// not compute.
+    GeospatialType,
     /// The Arrow and Parquet schemas do not line up field by field (or a
     /// field has a type this crate cannot enumerate the leaves of): every
     /// leaf goes to `parquet`.
     SchemaNotMapped,
-    /// With content-defined chunking, a field whose FIXED_LEN_BYTE_ARRAY and
-    /// other leaves cannot be split between two writers (a map mixing both
-    /// kinds, which cannot lose its keys or values) goes whole to the inner
-    /// `parquet` writer.
+    /// With content-defined chunking, a field whose fast and other leaves
+    /// cannot be split between two writers (a map mixing both kinds, which
+    /// cannot lose its keys or values) goes whole to the inner `parquet`
+    /// writer.
     CdcUnsplittableField,
     /// Built with the `parquet-59` or the `parquet-58` feature, a leaf under
     /// a dictionary or run-end-encoded type in the schema: parquet 59 and 58
@@ -124,7 +139,7 @@ impl LeafPlan {
         }
     }
 
-    /// The kind of FIXED_LEN_BYTE_ARRAY leaf its Arrow type makes, if any
+    /// The kind of leaf its Arrow type makes, if this crate writes that type
     /// (also for a leaf delegated for another reason than its type).
     pub fn kind(&self) -> Option<LeafKind> {
         self.kind
@@ -215,12 +230,14 @@ pub(crate) enum FileRoute {
 /// let schema = Arc::new(Schema::new(vec![
 ///     Field::new("price", DataType::Decimal128(38, 10), false),
 ///     Field::new("ts", DataType::Int64, false),
+///     Field::new("note", DataType::Null, true),
 /// ]));
 /// let writer = ArrowWriter::try_new(Vec::new(), schema, None).unwrap();
 /// let plan = writer.column_plan();
 /// assert_eq!(plan.leaves()[0].path(), LeafPath::Fast);
 /// assert_eq!(plan.leaves()[0].kind(), Some(LeafKind::Decimal128));
-/// assert_eq!(plan.leaves()[1].path(), LeafPath::Parquet);
+/// assert_eq!(plan.leaves()[1].kind(), Some(LeafKind::Int64));
+/// assert_eq!(plan.leaves()[2].path(), LeafPath::Parquet);
 /// println!("{plan}"); // one line per leaf: path, types, route, reason
 /// ```
 #[derive(Debug, Clone, PartialEq)]

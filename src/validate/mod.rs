@@ -208,6 +208,16 @@ fn check_types(field: &Field, array: &ArrayRef) -> Result<()> {
             array.data_type(),
         )));
     }
+    if !crate::compat::DICTIONARY_OF_VIEWS && crate::arrays::dictionary_of_views(array.data_type())
+    {
+        return Err(ParquetError::ArrowError(format!(
+            "Field '{}': parquet {} cannot write an array of type {} (its byte-array writer \
+             has no Dictionary(_, Utf8View) or Dictionary(_, BinaryView) and panics)",
+            field.name(),
+            crate::compat::RESOLVED_RELEASE,
+            array.data_type(),
+        )));
+    }
     Ok(())
 }
 

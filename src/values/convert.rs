@@ -1,12 +1,10 @@
 //! Conversion of Arrow values to their Parquet bytes, a contiguous run at a
 //! time, written straight into a caller's buffer.
 
-use super::{Extremes, FlbaKind, NativeValues};
-use crate::cpu::prefetch;
-use arrow_buffer::bit_chunk_iterator::BitChunks;
+use super::pick::{Pick, append_converted};
+use super::{Extremes, LeafKind, NativeValues};
 use arrow_buffer::bit_iterator::BitIndexIterator;
 use arrow_buffer::i256;
-use std::mem::MaybeUninit;
 
 impl NativeValues<'_> {
     /// Appends values `[start, end)` in Parquet form to `out`. With
@@ -20,6 +18,9 @@ impl NativeValues<'_> {
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
+        if self.is_bits() {
+            return self.bits_range(start, end, out);
+        }
         let src = &self.bytes[start * self.native_width..end * self.native_width];
         self.convert(src, Pick::All, out, extremes);
     }
@@ -34,6 +35,9 @@ impl NativeValues<'_> {
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
+        if self.is_bits() {
+            return self.bits_gather(positions, out);
+        }
         self.convert(self.bytes, Pick::At(positions), out, extremes);
     }
 
@@ -51,6 +55,9 @@ impl NativeValues<'_> {
         out: &mut Vec<u8>,
         extremes: Option<&mut Extremes>,
     ) {
+        if self.is_bits() {
+            return self.bits_compact((start, end), (bits, bit_offset), count, out);
+        }
         let src = &self.bytes[start * self.native_width..end * self.native_width];
         let pick = Pick::Mask {
             bits,
@@ -77,6 +84,9 @@ impl NativeValues<'_> {
                 }
             };
         }
+        if self.kind.is_integer() && self.native_width != self.width {
+            return super::integer::widen_or_narrow(self.kind, src, at, out);
+        }
         if self.kind.stored_as_int(self.width) {
             // INT32 / INT64: the low bytes of each little-endian value.
             return match (self.native_width, self.width) {
@@ -91,35 +101,55 @@ impl NativeValues<'_> {
             };
         }
         match self.kind {
-            FlbaKind::FixedSizeBinary | FlbaKind::Float16 => {
-                copy_values(src, at, self.native_width, out)
-            }
+            LeafKind::FixedSizeBinary
+            | LeafKind::Float16
+            | LeafKind::Float32
+            | LeafKind::Float64 => copy_values(src, at, self.native_width, out),
+            // Converted above, a bit at a time.
+            LeafKind::Boolean => unreachable!("bits"),
             // Stored as INT32 / INT64 above.
-            FlbaKind::Decimal32 | FlbaKind::Decimal64 => {
+            LeafKind::Decimal32
+            | LeafKind::Decimal64
+            | LeafKind::Int8
+            | LeafKind::Int16
+            | LeafKind::Int32
+            | LeafKind::Int64
+            | LeafKind::UInt8
+            | LeafKind::UInt16
+            | LeafKind::UInt32
+            | LeafKind::UInt64
+            | LeafKind::Date32
+            | LeafKind::Date64
+            | LeafKind::Time32
+            | LeafKind::Time64
+            | LeafKind::Timestamp
+            | LeafKind::Duration => {
                 unreachable!("{:?} of width {}", self.kind, self.width)
             }
-            FlbaKind::Decimal128 => {
+            LeafKind::Decimal128 => {
                 let natives = src.as_chunks::<16>().0;
                 by_width!(convert_d128, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
             }
-            FlbaKind::Decimal256 => {
+            LeafKind::Decimal256 => {
                 let natives = src.as_chunks::<32>().0;
                 by_width!(convert_d256, natives, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
             }
-            FlbaKind::IntervalYearMonth => {
+            LeafKind::IntervalYearMonth => {
                 append_converted(out, src.as_chunks::<4>().0, at, |v| {
                     let mut b = [0u8; 12];
                     b[..4].copy_from_slice(v);
                     b
                 });
             }
-            FlbaKind::IntervalDayTime => {
+            LeafKind::IntervalDayTime => {
                 append_converted(out, src.as_chunks::<8>().0, at, |v| {
                     let mut b = [0u8; 12];
                     b[4..].copy_from_slice(v);
                     b
                 });
             }
+            // `NativeValues::new` admits no byte-array kind.
+            k => unreachable!("{k:?} has no fixed-width values"),
         }
     }
 
@@ -127,35 +157,8 @@ impl NativeValues<'_> {
     /// big-endian decimals (little-endian integers are cheaper to scan
     /// once converted).
     pub(crate) fn tracks_extremes(&self) -> bool {
-        matches!(self.kind, FlbaKind::Decimal128 | FlbaKind::Decimal256)
+        matches!(self.kind, LeafKind::Decimal128 | LeafKind::Decimal256)
             && !self.kind.stored_as_int(self.width)
-    }
-}
-
-/// Which values of a source to convert.
-#[derive(Clone, Copy)]
-enum Pick<'a> {
-    /// All of them, in order.
-    All,
-    /// The values at these positions, in this order.
-    At(&'a [usize]),
-    /// The values whose bit is set, in order: bit `offset + i` of `bits` for
-    /// value `i`; `count` bits are set.
-    Mask {
-        bits: &'a [u8],
-        offset: usize,
-        count: usize,
-    },
-}
-
-impl Pick<'_> {
-    /// How many values are picked from `len`.
-    fn count(self, len: usize) -> usize {
-        match self {
-            Pick::All => len,
-            Pick::At(at) => at.len(),
-            Pick::Mask { count, .. } => count,
-        }
     }
 }
 
@@ -201,88 +204,6 @@ fn copy_values(src: &[u8], at: Pick<'_>, width: usize, out: &mut Vec<u8>) {
 #[inline(never)]
 fn copy_fixed<const W: usize>(src: &[u8], at: Pick<'_>, out: &mut Vec<u8>) {
     append_converted::<W, W>(out, src.as_chunks::<W>().0, at, |v| *v)
-}
-
-/// Appends one `W`-byte value per `S`-byte value of `src` that `at` picks,
-/// in order, as `convert` makes it, straight into the spare capacity of
-/// `out` (no zeroing first).
-#[inline(always)]
-fn append_converted<const S: usize, const W: usize>(
-    out: &mut Vec<u8>,
-    src: &[[u8; S]],
-    at: Pick<'_>,
-    convert: impl Fn(&[u8; S]) -> [u8; W],
-) {
-    // A mask writes each slot's value at the next position before knowing
-    // whether it is kept: one value of room beyond the picked ones.
-    let n = at.count(src.len());
-    let room = n + usize::from(matches!(at, Pick::Mask { .. }));
-    let bytes = room.checked_mul(W).expect("capacity overflow");
-    out.reserve(bytes);
-    let len = out.len();
-    let spare = &mut out.spare_capacity_mut()[..bytes];
-    // SAFETY: `MaybeUninit<[u8; W]>` has the size (`W`) and alignment (1)
-    // of `W` elements of `MaybeUninit<u8>`, so the `bytes = room * W` spare
-    // bytes just borrowed are exactly `room` such elements.
-    let dst = unsafe {
-        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<[u8; W]>>(), room)
-    };
-    let written = match at {
-        Pick::All => {
-            for (o, v) in dst.iter_mut().zip(src) {
-                o.write(convert(v));
-            }
-            n
-        }
-        Pick::At(at) => {
-            // Scattered positions: ask for the value `AHEAD` positions on
-            // while converting this one, so the cache misses overlap; the
-            // first `AHEAD` are all asked for up front (a call covers one
-            // mini-batch: a sparse column's ~100 values of 1,024 rows).
-            const AHEAD: usize = 16;
-            for &i in &at[..AHEAD.min(at.len())] {
-                if let Some(v) = src.get(i) {
-                    prefetch(v);
-                }
-            }
-            let (near, far) = at.split_at(at.len().saturating_sub(AHEAD));
-            for ((o, &i), &next) in dst.iter_mut().zip(near).zip(&at[AHEAD.min(at.len())..]) {
-                if let Some(v) = src.get(next) {
-                    prefetch(v);
-                }
-                o.write(convert(&src[i]));
-            }
-            for (o, &i) in dst[near.len()..].iter_mut().zip(far) {
-                o.write(convert(&src[i]));
-            }
-            n
-        }
-        Pick::Mask { bits, offset, .. } => {
-            let chunks = BitChunks::new(bits, offset, src.len());
-            let mut pos = 0;
-            for (word, slots) in chunks.iter_padded().zip(src.chunks(64)) {
-                if word == u64::MAX && slots.len() == 64 && pos + 64 <= n {
-                    for (o, v) in dst[pos..pos + 64].iter_mut().zip(slots) {
-                        o.write(convert(v));
-                    }
-                    pos += 64;
-                    continue;
-                }
-                for (j, v) in slots.iter().enumerate() {
-                    // Stops short of `room` if `count` undercounts the bits.
-                    let Some(o) = dst.get_mut(pos) else { break };
-                    o.write(convert(v));
-                    pos += (word >> j & 1) as usize;
-                }
-            }
-            pos.min(n)
-        }
-    };
-    // SAFETY: the first `written` elements of `dst` were written: `All` and
-    // `At` zip `dst` with a slice of `n` items (`src` or `at`, whose
-    // positions index `src` with bounds checks); `Mask` writes element `pos`
-    // before `pos` moves past it, and `written` is at most `pos`.
-    unsafe { out.set_len(len + written * W) };
 }
 
 /// Folds the values of `natives` that `at` picks, read as

@@ -18,22 +18,28 @@
 //! * [`ValueSource`] (`source`) hands the page builder the values of one
 //!   mini-batch: a range, the valid positions of a bitmap, or listed positions.
 
+mod bits;
+pub(crate) mod bytes;
 mod convert;
 mod extremes;
+mod integer;
 mod kind;
 mod native;
 pub(crate) mod order;
+mod pick;
+pub(crate) mod slots;
 mod source;
 mod width;
 
 pub(crate) use extremes::Extremes;
-pub use kind::FlbaKind;
+pub use kind::LeafKind;
 pub(crate) use native::NativeValues;
 pub(crate) use order::ValueOrder;
+pub(crate) use slots::Slots;
 pub(crate) use source::{BitmapValues, EmptyValues, IndexValues, RangeValues, ValueSource};
 pub(crate) use width::{
     decimal_physical_name, decimal_physical_type, decimal_precision, decimal_stored_width,
-    decimal_width, parquet_width,
+    decimal_width, value_width,
 };
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! reads values from. Each converts Arrow values to Parquet bytes on the way,
 //! a contiguous run at a time.
 
+use super::bytes::ByteSource;
 use super::{Extremes, NativeValues};
 use arrow_buffer::bit_iterator::BitIndexIterator;
 
@@ -19,6 +20,31 @@ pub(crate) trait ValueSource {
     /// return the positions of the minimum and maximum (in the column's
     /// statistics order) among the appended values.
     fn append_to(&self, out: &mut Vec<u8>, extremes: bool) -> Option<(usize, usize)>;
+    /// The values as byte arrays read in place, if they are byte arrays
+    /// (which the byte-array encoder reads from their Arrow buffers rather
+    /// than through [`Self::append_to`]).
+    fn byte_source(&self) -> Option<ByteSource<'_>> {
+        None
+    }
+}
+
+impl ValueSource for ByteSource<'_> {
+    fn count(&self) -> usize {
+        self.picks.count()
+    }
+
+    fn borrowed(&self) -> Option<&[u8]> {
+        None
+    }
+
+    /// Byte arrays have no fixed-width Parquet form: nothing is appended.
+    fn append_to(&self, _out: &mut Vec<u8>, _extremes: bool) -> Option<(usize, usize)> {
+        None
+    }
+
+    fn byte_source(&self) -> Option<ByteSource<'_>> {
+        Some(*self)
+    }
 }
 
 /// The values at positions `[start, end)` of a leaf without nulls there.

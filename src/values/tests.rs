@@ -21,7 +21,7 @@ fn decimal_width_matches_upstream() {
 #[test]
 fn decimal_conversion_is_big_endian_truncated() {
     let a = Decimal128Array::from(vec![1i128, -2, 0x0102_0304_0506_0708_090A]).slice(1, 2);
-    let v = NativeValues::new(FlbaKind::Decimal128, 10, &a).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal128, 10, &a).unwrap();
     let mut out = Vec::new();
     v.convert_range(0, 2, &mut out, None);
     let mut expected = vec![0xFF; 9];
@@ -34,7 +34,7 @@ fn decimal_conversion_is_big_endian_truncated() {
     assert_eq!(out, expected);
 
     let b = Decimal256Array::from(vec![i256::from_i128(-3)]);
-    let v = NativeValues::new(FlbaKind::Decimal256, 17, &b).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal256, 17, &b).unwrap();
     let mut out = Vec::new();
     v.convert_range(0, 1, &mut out, None);
     let mut expected = vec![0xFF; 16];
@@ -45,7 +45,7 @@ fn decimal_conversion_is_big_endian_truncated() {
 #[test]
 fn conversion_appends_after_existing_bytes() {
     let a = Decimal128Array::from(vec![1i128, 2, 3, 4]);
-    let v = NativeValues::new(FlbaKind::Decimal128, 9, &a).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal128, 9, &a).unwrap();
     let mut out = vec![7u8; 3];
     let mut e = Extremes::default();
     v.convert_range(1, 4, &mut out, Some(&mut e));
@@ -55,7 +55,7 @@ fn conversion_appends_after_existing_bytes() {
     assert_eq!(out[3 + 26], 4);
     assert_eq!(e.positions(), Some((0, 2)));
     let ym = arrow_array::IntervalYearMonthArray::from(vec![5, -1]);
-    let v = NativeValues::new(FlbaKind::IntervalYearMonth, 12, &ym).unwrap();
+    let v = NativeValues::new(LeafKind::IntervalYearMonth, 12, &ym).unwrap();
     let mut out = Vec::new();
     v.convert_range(0, 2, &mut out, None);
     assert_eq!(out[..12], [5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -66,10 +66,8 @@ fn conversion_appends_after_existing_bytes() {
 fn integer_decimals_are_their_low_little_endian_bytes() {
     use arrow_array::{Decimal32Array, Decimal64Array};
     let d128 = Decimal128Array::from(vec![-2i128, 70_000, i128::from(i32::MIN)]);
-    let v = NativeValues::new(FlbaKind::Decimal128, 4, &d128).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal128, 4, &d128).unwrap();
     assert!(v.borrow(0, 3).is_none() && !v.tracks_extremes());
-    assert_eq!(FlbaKind::Decimal128.order(4), ValueOrder::SignedLe);
-    assert_eq!(FlbaKind::Decimal128.order(9), ValueOrder::Signed);
     let mut out = Vec::new();
     v.convert_range(0, 3, &mut out, None);
     let want: Vec<u8> = [-2i32, 70_000, i32::MIN]
@@ -77,7 +75,7 @@ fn integer_decimals_are_their_low_little_endian_bytes() {
         .flat_map(|x| x.to_le_bytes())
         .collect();
     assert_eq!(out, want);
-    let v = NativeValues::new(FlbaKind::Decimal128, 8, &d128).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal128, 8, &d128).unwrap();
     let mut out = Vec::new();
     v.convert_range(1, 3, &mut out, None);
     let want: Vec<u8> = [70_000i64, i64::from(i32::MIN)]
@@ -86,52 +84,52 @@ fn integer_decimals_are_their_low_little_endian_bytes() {
         .collect();
     assert_eq!(out, want);
     let d256 = Decimal256Array::from(vec![i256::from_i128(-5)]);
-    let v = NativeValues::new(FlbaKind::Decimal256, 8, &d256).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal256, 8, &d256).unwrap();
     let mut out = Vec::new();
     v.convert_range(0, 1, &mut out, None);
     assert_eq!(out, (-5i64).to_le_bytes());
     // Decimal32 as INT32 and Decimal64 as INT64 are borrowed as they are.
     let d32 = Decimal32Array::from(vec![1, -1]);
-    let v = NativeValues::new(FlbaKind::Decimal32, 4, &d32).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal32, 4, &d32).unwrap();
     assert_eq!(v.borrow(0, 2).unwrap(), [1, 0, 0, 0, 255, 255, 255, 255]);
     let d64 = Decimal64Array::from(vec![Some(7), None, Some(1 << 40)]);
-    let v = NativeValues::new(FlbaKind::Decimal64, 8, &d64).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal64, 8, &d64).unwrap();
     assert_eq!(v.borrow(2, 3).unwrap(), (1i64 << 40).to_le_bytes());
     // Decimal64 as INT32: a value beyond i32 does not fit.
-    let v = NativeValues::new(FlbaKind::Decimal64, 4, &d64).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal64, 4, &d64).unwrap();
     assert_eq!(v.first_unfit_decimal(3, |i| d64.is_valid(i)), Some(2));
     assert_eq!(v.first_unfit_decimal(2, |i| d64.is_valid(i)), None);
     assert_eq!(v.format_decimal(2), (1i64 << 40).to_string());
-    let v = NativeValues::new(FlbaKind::Decimal128, 4, &d128).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal128, 4, &d128).unwrap();
     assert_eq!(v.first_unfit_decimal(3, |_| true), None);
     // No decimal width between 4 and 8 or below 4.
-    assert!(NativeValues::new(FlbaKind::Decimal128, 5, &d128).is_err());
-    assert!(NativeValues::new(FlbaKind::Decimal32, 8, &d32).is_err());
+    assert!(NativeValues::new(LeafKind::Decimal128, 5, &d128).is_err());
+    assert!(NativeValues::new(LeafKind::Decimal32, 8, &d32).is_err());
 }
 
 #[test]
 fn unsupported_widths_are_errors() {
     let a = Decimal128Array::from(vec![1i128]);
-    assert!(NativeValues::new(FlbaKind::Decimal128, 17, &a).is_err());
-    assert!(NativeValues::new(FlbaKind::Decimal128, 0, &a).is_err());
-    assert!(NativeValues::new(FlbaKind::Decimal256, 16, &a).is_err());
+    assert!(NativeValues::new(LeafKind::Decimal128, 17, &a).is_err());
+    assert!(NativeValues::new(LeafKind::Decimal128, 0, &a).is_err());
+    assert!(NativeValues::new(LeafKind::Decimal256, 16, &a).is_err());
     let f = FixedSizeBinaryArray::try_from_iter([[1u8, 2]].into_iter()).unwrap();
-    assert!(NativeValues::new(FlbaKind::FixedSizeBinary, 3, &f).is_err());
-    assert!(NativeValues::new(FlbaKind::FixedSizeBinary, 2, &f).is_ok());
+    assert!(NativeValues::new(LeafKind::FixedSizeBinary, 3, &f).is_err());
+    assert!(NativeValues::new(LeafKind::FixedSizeBinary, 2, &f).is_ok());
 }
 
 #[test]
 fn unfit_decimals_are_found() {
     let a = Decimal128Array::from(vec![Some(1i128), None, Some(1 << 80), Some(-(1 << 71))]);
-    let v = NativeValues::new(FlbaKind::Decimal128, 9, &a).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal128, 9, &a).unwrap();
     assert_eq!(v.first_unfit_decimal(4, |i| a.is_valid(i)), Some(2));
     assert_eq!(v.first_unfit_decimal_among(&[0, 3, 2]), Some(2));
     assert_eq!(v.first_unfit_decimal_among(&[0, 3]), None);
     let b = Decimal128Array::from(vec![Some(-(1i128 << 71)), Some((1 << 71) - 1)]);
-    let v = NativeValues::new(FlbaKind::Decimal128, 9, &b).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal128, 9, &b).unwrap();
     assert_eq!(v.first_unfit_decimal(2, |_| true), None);
     let c = Decimal256Array::from(vec![Some(i256::from_i128(1)), Some(i256::MAX)]);
-    let v = NativeValues::new(FlbaKind::Decimal256, 17, &c).unwrap();
+    let v = NativeValues::new(LeafKind::Decimal256, 17, &c).unwrap();
     assert_eq!(v.first_unfit_decimal(2, |_| true), Some(1));
     assert_eq!(v.first_unfit_decimal(2, |i| i == 0), None);
     assert_eq!(v.format_decimal(0), "1");
@@ -141,7 +139,7 @@ fn unfit_decimals_are_found() {
 fn fixed_size_binary_is_borrowed() {
     let a = FixedSizeBinaryArray::try_from_iter([[1u8, 2], [3, 4], [5, 6]].into_iter()).unwrap();
     let a = a.slice(1, 2);
-    let v = NativeValues::new(FlbaKind::FixedSizeBinary, 2, &a).unwrap();
+    let v = NativeValues::new(LeafKind::FixedSizeBinary, 2, &a).unwrap();
     assert_eq!(v.borrow(0, 2).unwrap(), &[3, 4, 5, 6]);
     let mut out = Vec::new();
     v.convert_range(0, 2, &mut out, None);
@@ -163,7 +161,7 @@ fn gather_matches_one_value_at_a_time() {
     let mut r = StdRng::seed_from_u64(5);
     let n = 300;
     let i128s: Vec<i128> = (0..n).map(|_| r.random::<i64>() as i128 * 1000).collect();
-    let mut cases: Vec<(FlbaKind, usize, ArrayRef)> = Vec::new();
+    let mut cases: Vec<(LeafKind, usize, ArrayRef)> = Vec::new();
     let d128: ArrayRef = Arc::new(Decimal128Array::from(i128s.clone()));
     let d256: ArrayRef = Arc::new(Decimal256Array::from(
         i128s
@@ -172,35 +170,35 @@ fn gather_matches_one_value_at_a_time() {
             .collect::<Vec<_>>(),
     ));
     for w in [4, 8, 9, 10, 12, 16] {
-        cases.push((FlbaKind::Decimal128, w, d128.clone()));
+        cases.push((LeafKind::Decimal128, w, d128.clone()));
     }
     for w in [4, 8, 9, 13, 16, 17, 24, 32] {
-        cases.push((FlbaKind::Decimal256, w, d256.clone()));
+        cases.push((LeafKind::Decimal256, w, d256.clone()));
     }
     let small: Vec<i32> = (0..n).map(|_| r.random()).collect();
     cases.push((
-        FlbaKind::Decimal32,
+        LeafKind::Decimal32,
         4,
         Arc::new(Decimal32Array::from(small.clone())),
     ));
     let d64 = Decimal64Array::from(small.iter().map(|&v| v as i64).collect::<Vec<_>>());
-    cases.push((FlbaKind::Decimal64, 8, Arc::new(d64.clone())));
-    cases.push((FlbaKind::Decimal64, 4, Arc::new(d64)));
+    cases.push((LeafKind::Decimal64, 8, Arc::new(d64.clone())));
+    cases.push((LeafKind::Decimal64, 4, Arc::new(d64)));
     for w in [2usize, 3, 4, 8, 12, 16, 20, 32] {
         let bytes: Vec<Vec<u8>> = (0..n)
             .map(|_| (0..w).map(|_| r.random()).collect())
             .collect();
         let a = FixedSizeBinaryArray::try_from_iter(bytes.into_iter()).unwrap();
-        cases.push((FlbaKind::FixedSizeBinary, w, Arc::new(a)));
+        cases.push((LeafKind::FixedSizeBinary, w, Arc::new(a)));
     }
     let f16 = Float16Array::from(
         (0..n)
             .map(|_| half::f16::from_bits(r.random()))
             .collect::<Vec<_>>(),
     );
-    cases.push((FlbaKind::Float16, 2, Arc::new(f16)));
+    cases.push((LeafKind::Float16, 2, Arc::new(f16)));
     cases.push((
-        FlbaKind::IntervalYearMonth,
+        LeafKind::IntervalYearMonth,
         12,
         Arc::new(IntervalYearMonthArray::from(small)),
     ));
@@ -209,7 +207,7 @@ fn gather_matches_one_value_at_a_time() {
             .map(|_| IntervalDayTime::new(r.random(), r.random()))
             .collect::<Vec<_>>(),
     );
-    cases.push((FlbaKind::IntervalDayTime, 12, Arc::new(dt)));
+    cases.push((LeafKind::IntervalDayTime, 12, Arc::new(dt)));
     for (kind, width, array) in cases {
         let array = array.slice(3, n - 3);
         let v = NativeValues::new(kind, width, array.as_ref()).unwrap();
@@ -258,5 +256,61 @@ fn gather_matches_one_value_at_a_time() {
             assert_eq!(got, want, "{kind:?} width {width} compact round {round}");
             assert_eq!(eg.positions(), ew.positions(), "{kind:?} width {width}");
         }
+    }
+}
+
+/// `ValueOrder::of` follows the comparison rules `parquet` applies to the
+/// descriptor its schema converter makes of each Arrow type.
+#[test]
+fn value_order_follows_the_descriptor() {
+    use arrow_schema::{DataType, Field, IntervalUnit, Schema, TimeUnit};
+    let cases = [
+        (DataType::FixedSizeBinary(16), ValueOrder::Unsigned),
+        (DataType::Decimal128(38, 2), ValueOrder::Signed),
+        (DataType::Decimal256(40, 2), ValueOrder::Signed),
+        (DataType::Decimal128(9, 2), ValueOrder::SignedLe),
+        (DataType::Decimal64(18, 2), ValueOrder::SignedLe),
+        (DataType::Decimal32(5, 2), ValueOrder::SignedLe),
+        (DataType::Float16, ValueOrder::Float),
+        (
+            DataType::Interval(IntervalUnit::YearMonth),
+            ValueOrder::Undefined,
+        ),
+        (
+            DataType::Interval(IntervalUnit::DayTime),
+            ValueOrder::Undefined,
+        ),
+        (DataType::Int8, ValueOrder::SignedLe),
+        (DataType::Int64, ValueOrder::SignedLe),
+        (DataType::UInt8, ValueOrder::UnsignedLe),
+        (DataType::UInt32, ValueOrder::UnsignedLe),
+        (DataType::UInt64, ValueOrder::UnsignedLe),
+        (DataType::Float32, ValueOrder::Float),
+        (DataType::Float64, ValueOrder::Float),
+        (DataType::Date32, ValueOrder::SignedLe),
+        (DataType::Date64, ValueOrder::SignedLe),
+        (DataType::Time64(TimeUnit::Nanosecond), ValueOrder::SignedLe),
+        (
+            DataType::Timestamp(TimeUnit::Second, Some("UTC".into())),
+            ValueOrder::SignedLe,
+        ),
+        (
+            DataType::Duration(TimeUnit::Millisecond),
+            ValueOrder::SignedLe,
+        ),
+        (DataType::Boolean, ValueOrder::Unsigned),
+        (DataType::Utf8, ValueOrder::Unsigned),
+        (DataType::Binary, ValueOrder::Unsigned),
+    ];
+    let fields: Vec<Field> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (t, _))| Field::new(format!("c{i}"), t.clone(), true))
+        .collect();
+    let descr = parquet::arrow::ArrowSchemaConverter::new()
+        .convert(&Schema::new(fields))
+        .unwrap();
+    for (i, (t, order)) in cases.iter().enumerate() {
+        assert_eq!(ValueOrder::of(&descr.column(i)), *order, "{t}");
     }
 }

@@ -10,16 +10,20 @@ pub(crate) fn decimal_width(precision: u8) -> usize {
     (((10.0_f64.powi(precision as i32) + 1.0).log2() + 1.0) / 8.0).ceil() as usize
 }
 
-/// Bytes per value of a leaf this crate writes: 4 for INT32, 8 for INT64,
-/// the type length for FIXED_LEN_BYTE_ARRAY (0 for any other physical type).
-pub(crate) fn parquet_width(descr: &parquet::schema::types::ColumnDescriptor) -> usize {
+/// Bytes per value of a column in its Parquet form: 1 for BOOLEAN (a value
+/// is the byte 0 or 1 until it is encoded), 4 for INT32 and FLOAT, 8 for
+/// INT64 and DOUBLE, 12 for INT96, the type length for
+/// FIXED_LEN_BYTE_ARRAY; None for BYTE_ARRAY, whose values vary in width.
+pub(crate) fn value_width(descr: &parquet::schema::types::ColumnDescriptor) -> Option<usize> {
     use parquet::basic::Type;
-    match descr.physical_type() {
-        Type::INT32 => 4,
-        Type::INT64 => 8,
+    Some(match descr.physical_type() {
+        Type::BOOLEAN => 1,
+        Type::INT32 | Type::FLOAT => 4,
+        Type::INT64 | Type::DOUBLE => 8,
+        Type::INT96 => 12,
         Type::FIXED_LEN_BYTE_ARRAY => descr.type_length().max(0) as usize,
-        _ => 0,
-    }
+        Type::BYTE_ARRAY => return None,
+    })
 }
 
 /// Bytes a decimal of `precision` digits is stored in, as `parquet`'s schema

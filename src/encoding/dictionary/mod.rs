@@ -12,6 +12,7 @@ mod tests;
 
 use super::rle::{RleEncoder, max_buffer_size, num_required_bits};
 use crate::cpu::prefetch;
+use crate::values::Slots;
 use hash::{hash_bytes, hash_fixed};
 use table::SPARSE_SLOTS;
 
@@ -109,9 +110,9 @@ impl Dictionary {
         self.indices.shrink_to_fit();
     }
 
-    /// The distinct values, concatenated in key order.
-    pub(crate) fn values(&self) -> &[u8] {
-        &self.values
+    /// The distinct values, in key order.
+    pub(crate) fn values(&self) -> Slots<'_> {
+        Slots::fixed(&self.values, self.width)
     }
 
     /// The distinct values, concatenated in key order, without the table.
@@ -123,9 +124,12 @@ impl Dictionary {
         num_required_bits(self.len.saturating_sub(1) as u64)
     }
 
-    /// Interns each of `values` (`width` bytes each) and buffers its index.
-    pub(crate) fn put(&mut self, values: &[u8]) {
-        let n = values.len() / self.width;
+    /// Interns each of `values` (of the dictionary's width) and buffers its
+    /// index.
+    pub(crate) fn put(&mut self, values: Slots<'_>) {
+        debug_assert_eq!(values.fixed_width(), Some(self.width));
+        let n = values.len();
+        let values = values.data();
         self.indices.reserve(n);
         if self.slots.is_empty() && n > 0 {
             self.first_table(n);
@@ -138,8 +142,8 @@ impl Dictionary {
             12 => self.put_with::<12>(values),
             16 => self.put_with::<16>(values),
             32 => self.put_with::<32>(values),
-            _ => {
-                for value in values.chunks_exact(self.width) {
+            w => {
+                for value in values.chunks_exact(w).take(n) {
                     let key = self.intern(value, hash_bytes(value));
                     self.indices.push(key);
                 }

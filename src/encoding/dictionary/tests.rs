@@ -2,6 +2,7 @@
 
 use super::table::{SPARSE_SLOTS, slots_for};
 use super::*;
+use crate::values::Slots;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 #[test]
@@ -27,9 +28,9 @@ fn interns_in_insertion_order() {
             };
             expected_keys.push(key as u32);
         }
-        dict.put(&input);
+        dict.put(Slots::fixed(&input, width));
         assert_eq!(dict.indices, expected_keys);
-        assert_eq!(dict.values(), seen.concat().as_slice());
+        assert_eq!(dict.values().data(), seen.concat().as_slice());
         assert_eq!(dict.len(), seen.len());
     }
 }
@@ -68,7 +69,7 @@ fn large_dictionaries_keep_keys() {
             let mut dict = Dictionary::with_expected(width, expected);
             let step = (input.len() / width).div_ceil(calls) * width;
             for part in input.chunks(step) {
-                dict.put(part);
+                dict.put(Slots::fixed(part, width));
             }
             assert!(
                 dict.indices == expected_keys,
@@ -102,7 +103,7 @@ fn distinct_values_size_the_table_for_the_expected_count() {
         let mut dict = Dictionary::with_expected(width, expected);
         let mut sizes = Vec::new();
         for (call, part) in input.chunks(1024 * width).enumerate() {
-            dict.put(part);
+            dict.put(Slots::fixed(part, width));
             if dict.len() < expected {
                 sizes.push(dict.slots.len());
             }
@@ -135,7 +136,7 @@ fn repeated_values_keep_a_small_table() {
         })
         .collect();
     for part in input.chunks(1024 * 16) {
-        dict.put(part);
+        dict.put(Slots::fixed(part, 16));
     }
     assert_eq!(dict.len(), 3_000);
     assert!(dict.slots.len() <= 32_768, "{}", dict.slots.len());
@@ -154,7 +155,7 @@ fn a_few_thousand_distinct_values_keep_a_small_table() {
         .collect();
     let mut dict = Dictionary::with_expected(16, 66_561);
     for part in input.chunks(1024 * 16) {
-        dict.put(part);
+        dict.put(Slots::fixed(part, 16));
     }
     assert_eq!(dict.len(), 5_000);
     assert!(dict.slots.len() <= 65_536, "{}", dict.slots.len());

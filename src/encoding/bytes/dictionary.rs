@@ -1,0 +1,394 @@
+//! The dictionary of a byte-array column.
+//!
+//! Its entries are kept back to back in the dictionary page's own layout
+//! (each a 4-byte little-endian length, then its bytes, in key order), so
+//! that the page is the store and nothing is allocated per entry. An
+//! open-addressing table of `u32` slots finds a value's entry: a slot holds
+//! one more than the entry number in its low bits and the entry's hash in
+//! the bits above, so most probes that meet another entry are told apart
+//! without reading it. Short entries (up to 16 bytes) are compared through
+//! two words rather than a byte compare.
+//!
+//! Values come either from a byte array by position, or (an Arrow
+//! dictionary array, whose values are already distinct) through a
+//! [`KeyRemap`]: each Arrow key is looked up once, and its later rows cost a
+//! load.
+
+use super::hash::{Short, hash_short, hash_value, short};
+use crate::cpu::prefetch;
+use crate::encoding::rle::{RleEncoder, max_buffer_size, num_required_bits};
+use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
+
+/// One distinct value: where its bytes are in the page, its hash, and (a
+/// value of at most 16 bytes) the words that identify it.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    start: usize,
+    len: u32,
+    hash: u32,
+    short: Short,
+}
+
+/// Tables up to this many slots (128 KiB) are kept at most an eighth full
+/// and looked up without prefetching.
+const SPARSE_SLOTS: usize = 1 << 15;
+
+/// The most entries the first table is made for.
+const FIRST_ENTRIES: usize = 1024;
+
+/// The dictionary of a byte-array column, with the indices of the current
+/// data page.
+#[derive(Debug)]
+pub(crate) struct ByteDictionary {
+    /// The dictionary page body: every entry as its length (u32 LE) and
+    /// bytes, in key order.
+    page: Vec<u8>,
+    entries: Vec<Entry>,
+    /// Open-addressing table (see the module documentation); 0 is empty.
+    slots: Vec<u32>,
+    /// The table grows when the entries reach this.
+    grow_at: usize,
+    /// The slot bits that hold one more than the entry number.
+    low: u32,
+    /// Indices buffered for the current data page.
+    indices: Vec<u32>,
+    rle: RleEncoder,
+}
+
+impl Default for ByteDictionary {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ByteDictionary {
+    /// An empty dictionary.
+    pub(crate) fn new() -> Self {
+        Self {
+            page: Vec::new(),
+            entries: Vec::new(),
+            slots: Vec::new(),
+            grow_at: 0,
+            low: 0,
+            indices: Vec::new(),
+            rle: RleEncoder::new(0),
+        }
+    }
+
+    /// Number of distinct values.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// `parquet`'s estimate of the dictionary page: its exact size (every
+    /// entry with its 4-byte length).
+    pub(crate) fn encoded_size(&self) -> usize {
+        self.page.len()
+    }
+
+    /// `parquet`'s estimate of the current data page: the bit-width byte
+    /// and the worst-case size of the buffered indices.
+    pub(crate) fn estimated_data_page_size(&self) -> usize {
+        1 + max_buffer_size(self.bit_width(), self.indices.len())
+    }
+
+    /// Number of indices buffered for the current data page.
+    pub(crate) fn buffered(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// The indices buffered for the current data page.
+    pub(crate) fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// Bytes held: page, entries, table, indices.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.page.capacity()
+            + self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.slots.capacity() * 4
+            + self.indices.capacity() * 4
+            + self.rle.memory_size()
+    }
+
+    /// Gives back most of the room ahead of the entries and the index
+    /// buffer (a writer whose memory a host accounts, after a write).
+    pub(crate) fn trim(&mut self) {
+        let keep = self.entries.len() + self.entries.len() / 8;
+        if self.entries.capacity() > keep + 1024 {
+            self.entries.shrink_to(keep);
+            let bytes = self.page.len() + self.page.len() / 8;
+            self.page.shrink_to(bytes);
+        }
+        self.indices.shrink_to_fit();
+    }
+
+    /// The bytes of entry `key`.
+    #[inline(always)]
+    pub(crate) fn entry(&self, key: u32) -> &[u8] {
+        let e = self.entries[key as usize];
+        &self.page[e.start..e.start + e.len as usize]
+    }
+
+    /// Every entry's bytes, in key order.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &[u8]> {
+        self.entries
+            .iter()
+            .map(|e| &self.page[e.start..e.start + e.len as usize])
+    }
+
+    /// The dictionary page body and its number of entries.
+    pub(crate) fn into_page(self) -> (Vec<u8>, usize) {
+        (self.page, self.entries.len())
+    }
+
+    fn bit_width(&self) -> u8 {
+        num_required_bits(self.entries.len().saturating_sub(1) as u64)
+    }
+
+    /// Interns the values of `values` at `picks` and buffers their indices.
+    pub(crate) fn put(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
+        let n = picks.count();
+        if n == 0 {
+            return;
+        }
+        self.indices.reserve(n);
+        if self.slots.is_empty() {
+            self.first_table(n);
+        }
+        with_layout!(values, v => {
+            if self.slots.len() > SPARSE_SLOTS {
+                self.put_prefetched(v, picks);
+            } else {
+                picks.for_each(|i| {
+                    let key = self.intern(v.at(i));
+                    self.indices.push(key);
+                });
+            }
+        })
+    }
+
+    /// [`Self::put`] for a table that no longer fits the core's caches:
+    /// a group's hashes first, their slots requested from memory, then
+    /// the lookups, so that the group's misses overlap.
+    fn put_prefetched<'a>(&mut self, values: impl ValueAt<'a>, picks: &Picks<'_>) {
+        const GROUP: usize = 16;
+        let mut group = [(0usize, 0u32); GROUP];
+        let mut k = 0;
+        let flush = |d: &mut Self, group: &[(usize, u32)]| {
+            for &(i, hash) in group {
+                let key = d.intern_hashed(values.at(i), hash);
+                d.indices.push(key);
+            }
+        };
+        picks.for_each(|i| {
+            let hash = hash_value(values.at(i));
+            let mask = self.slots.len() - 1;
+            prefetch(&self.slots[hash as usize & mask]);
+            group[k] = (i, hash);
+            k += 1;
+            if k == GROUP {
+                flush(self, &group);
+                k = 0;
+            }
+        });
+        flush(self, &group[..k]);
+    }
+
+    /// The key of `value`, inserting it if it is new.
+    #[inline(always)]
+    pub(crate) fn intern(&mut self, value: &[u8]) -> u32 {
+        match short(value) {
+            Some(s) => self.intern_short(value, s),
+            None => self.intern_long(value, hash_value(value)),
+        }
+    }
+
+    #[inline(always)]
+    fn intern_hashed(&mut self, value: &[u8], hash: u32) -> u32 {
+        match short(value) {
+            Some(s) => self.intern_short(value, s),
+            None => self.intern_long(value, hash),
+        }
+    }
+
+    /// [`Self::intern`] of a value of at most 16 bytes: entries are compared
+    /// by length and words.
+    #[inline(always)]
+    fn intern_short(&mut self, value: &[u8], s: Short) -> u32 {
+        let n = value.len();
+        let hash = hash_short(s, n);
+        if self.entries.len() >= self.grow_at {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let low = self.low;
+        let mut pos = hash as usize & mask;
+        loop {
+            let slot = self.slots[pos];
+            if slot == 0 {
+                return self.insert_at(pos, value, hash);
+            }
+            if (slot ^ hash) & !low == 0 {
+                let key = (slot & low) - 1;
+                let e = &self.entries[key as usize];
+                if e.len as usize == n && e.short == s {
+                    return key;
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    /// [`Self::intern`] of a longer value, compared byte for byte.
+    #[inline(never)]
+    fn intern_long(&mut self, value: &[u8], hash: u32) -> u32 {
+        if self.entries.len() >= self.grow_at {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let low = self.low;
+        let mut pos = hash as usize & mask;
+        loop {
+            let slot = self.slots[pos];
+            if slot == 0 {
+                return self.insert_at(pos, value, hash);
+            }
+            if (slot ^ hash) & !low == 0 {
+                let key = (slot & low) - 1;
+                let e = self.entries[key as usize];
+                if e.len as usize == value.len() && &self.page[e.start..][..value.len()] == value {
+                    return key;
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    #[inline(always)]
+    fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
+        let key = self.entries.len() as u32;
+        self.slots[pos] = (hash & !self.low) | (key + 1);
+        self.page.reserve(4 + value.len());
+        // parquet writes the length as a u32, whatever it is.
+        self.page
+            .extend_from_slice(&(value.len() as u32).to_le_bytes());
+        let start = self.page.len();
+        self.page.extend_from_slice(value);
+        self.entries.push(Entry {
+            start,
+            len: value.len() as u32,
+            hash,
+            short: short(value).unwrap_or(Short(0, 0)),
+        });
+        key
+    }
+
+    /// Buffers the indices of `keys` (already in this dictionary).
+    #[inline]
+    pub(crate) fn push_indices(&mut self, keys: &[u32]) {
+        self.indices.extend_from_slice(keys);
+    }
+
+    /// Appends the current page's indices (bit width byte, then RLE /
+    /// bit-packed indices) to `dst` and clears them.
+    pub(crate) fn finish_page_into(&mut self, dst: &mut Vec<u8>) {
+        let bit_width = self.bit_width();
+        dst.push(bit_width);
+        self.rle.set_bit_width(bit_width);
+        self.rle.put_slice(&self.indices);
+        self.rle.finish_into(dst);
+        self.indices.clear();
+    }
+
+    /// The first table, sized for as many entries as `n` values could add
+    /// (up to [`FIRST_ENTRIES`]).
+    #[cold]
+    fn first_table(&mut self, n: usize) {
+        let entries = n.min(FIRST_ENTRIES);
+        self.resize_table((entries * 8).next_power_of_two().max(64));
+    }
+
+    /// Doubles the table.
+    #[cold]
+    fn grow(&mut self) {
+        self.resize_table((self.slots.len() * 2).max(64));
+    }
+
+    /// Makes the table `capacity` slots and rehashes every entry into it:
+    /// at most an eighth full while it fits the core's caches, else half.
+    fn resize_table(&mut self, capacity: usize) {
+        self.grow_at = if capacity <= SPARSE_SLOTS {
+            capacity / 8
+        } else {
+            capacity / 2
+        };
+        let bits = (usize::BITS - self.grow_at.leading_zeros()).min(32);
+        self.low = ((1u64 << bits) - 1) as u32;
+        let low = self.low;
+        self.slots.clear();
+        self.slots.resize(capacity, 0);
+        let mask = capacity - 1;
+        for (key, e) in self.entries.iter().enumerate() {
+            let mut pos = e.hash as usize & mask;
+            while self.slots[pos] != 0 {
+                pos = (pos + 1) & mask;
+            }
+            self.slots[pos] = (e.hash & !low) | (key as u32 + 1);
+        }
+    }
+}
+
+/// The column dictionary's key of each value of an Arrow dictionary array,
+/// found the first time a row uses it (u32::MAX until then). Valid for one
+/// write: a later write brings another Arrow dictionary.
+#[derive(Debug, Default)]
+pub(crate) struct KeyRemap {
+    map: Vec<u32>,
+}
+
+const UNMAPPED: u32 = u32::MAX;
+
+impl KeyRemap {
+    /// Forgets every mapping, for an Arrow dictionary of `len` values.
+    pub(crate) fn reset(&mut self, len: usize) {
+        self.map.clear();
+        self.map.resize(len, UNMAPPED);
+    }
+
+    /// Bytes held.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.map.capacity() * 4
+    }
+
+    /// Maps `keys` (Arrow keys into `values`) in place to keys of `dict`,
+    /// interning each Arrow value the first time it is used, and buffers
+    /// them as the page's indices.
+    pub(crate) fn put(
+        &mut self,
+        dict: &mut ByteDictionary,
+        values: &ByteValues<'_>,
+        keys: &mut [u32],
+    ) {
+        if keys.is_empty() {
+            return;
+        }
+        if dict.slots.is_empty() {
+            dict.first_table(keys.len());
+        }
+        for k in keys.iter_mut() {
+            let mapped = self.map[*k as usize];
+            *k = if mapped != UNMAPPED {
+                mapped
+            } else {
+                let key = dict.intern(values.value(*k as usize));
+                self.map[*k as usize] = key;
+                key
+            };
+        }
+        dict.push_indices(keys);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,194 @@
+//! The encodings of byte-array values without a dictionary (or after it
+//! falls back):
+//!
+//! * PLAIN: each value as its length (u32 LE) and bytes, written straight
+//!   from the Arrow buffers ([`append_plain`]);
+//! * DELTA_LENGTH_BYTE_ARRAY: every length (DELTA_BINARY_PACKED), then every
+//!   value's bytes ([`DeltaLengthByteArray`]);
+//! * DELTA_BYTE_ARRAY: each value as the length of the prefix it shares with
+//!   the value before it on the page and its suffix, the prefix lengths
+//!   (DELTA_BINARY_PACKED) then the suffixes as DELTA_LENGTH_BYTE_ARRAY
+//!   ([`DeltaByteArray`]).
+//!
+//! `parquet` encodes the lengths of byte arrays with its default block
+//! layout whatever the column's delta options (those apply to integers).
+
+use crate::encoding::delta::binary_packed::DeltaBinaryPackedI32;
+use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
+
+/// Total bytes of the values at `picks`.
+#[inline]
+pub(crate) fn picked_bytes(values: &ByteValues<'_>, picks: &Picks<'_>) -> usize {
+    match picks.as_range() {
+        Some((start, end)) => values.bytes_in(start, end),
+        None => with_layout!(values, v => {
+            let mut total = 0;
+            picks.for_each(|i| total += v.len_at(i));
+            total
+        }),
+    }
+}
+
+/// Appends the values at `picks` to `out` as PLAIN (a u32 length before
+/// each value's bytes); returns the total length of the values.
+pub(crate) fn append_plain(out: &mut Vec<u8>, values: &ByteValues<'_>, picks: &Picks<'_>) -> usize {
+    let bytes = picked_bytes(values, picks);
+    out.reserve(bytes + 4 * picks.count());
+    with_layout!(values, v => picks.for_each(|i| {
+        let value = v.at(i);
+        // parquet writes the length as a u32, whatever it is.
+        out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        out.extend_from_slice(value);
+    }));
+    bytes
+}
+
+/// DELTA_LENGTH_BYTE_ARRAY, one page at a time.
+#[derive(Debug)]
+pub(crate) struct DeltaLengthByteArray {
+    lengths: DeltaBinaryPackedI32,
+    data: Vec<u8>,
+    scratch: Vec<i32>,
+}
+
+impl Default for DeltaLengthByteArray {
+    fn default() -> Self {
+        Self {
+            lengths: DeltaBinaryPackedI32::new(None),
+            data: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl DeltaLengthByteArray {
+    /// Encodes the values at `picks`.
+    pub(crate) fn put(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
+        self.scratch.clear();
+        self.data.reserve(picked_bytes(values, picks));
+        let (scratch, data) = (&mut self.scratch, &mut self.data);
+        with_layout!(values, v => picks.for_each(|i| {
+            let value = v.at(i);
+            scratch.push(value.len() as i32);
+            data.extend_from_slice(value);
+        }));
+        self.lengths.put_slice(&self.scratch);
+    }
+
+    /// `parquet`'s estimate: the completed length blocks and the bytes.
+    pub(crate) fn estimated_size(&self) -> usize {
+        self.lengths.completed_len() + self.data.len()
+    }
+
+    /// Bytes held.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.lengths.memory_size() + self.data.capacity() + self.scratch.capacity() * 4
+    }
+
+    /// Appends the page body to `dst` and starts the next page.
+    pub(crate) fn finish_into(&mut self, dst: &mut Vec<u8>) {
+        self.lengths.finish_into(dst);
+        dst.extend_from_slice(&self.data);
+        self.data.clear();
+    }
+}
+
+/// DELTA_BYTE_ARRAY of byte arrays, one page at a time.
+#[derive(Debug)]
+pub(crate) struct DeltaByteArray {
+    prefix_lengths: DeltaBinaryPackedI32,
+    suffix_lengths: DeltaBinaryPackedI32,
+    suffixes: Vec<u8>,
+    /// The page's last value so far (empty at the start of a page).
+    previous: Vec<u8>,
+    prefixes: Vec<i32>,
+    suffix_lens: Vec<i32>,
+}
+
+impl Default for DeltaByteArray {
+    fn default() -> Self {
+        Self {
+            prefix_lengths: DeltaBinaryPackedI32::new(None),
+            suffix_lengths: DeltaBinaryPackedI32::new(None),
+            suffixes: Vec::new(),
+            previous: Vec::new(),
+            prefixes: Vec::new(),
+            suffix_lens: Vec::new(),
+        }
+    }
+}
+
+impl DeltaByteArray {
+    /// Encodes the values at `picks`.
+    pub(crate) fn put(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
+        if picks.count() == 0 {
+            return;
+        }
+        self.prefixes.clear();
+        self.suffix_lens.clear();
+        let mut previous: &[u8] = &self.previous;
+        let mut last: &[u8] = &[];
+        let suffixes = &mut self.suffixes;
+        let (prefixes, suffix_lens) = (&mut self.prefixes, &mut self.suffix_lens);
+        with_layout!(values, v => picks.for_each(|i| {
+            let value = v.at(i);
+            let p = common_prefix_len(previous, value);
+            prefixes.push(p as i32);
+            suffix_lens.push((value.len() - p) as i32);
+            suffixes.extend_from_slice(&value[p..]);
+            previous = value;
+            last = value;
+        }));
+        self.previous.clear();
+        self.previous.extend_from_slice(last);
+        self.prefix_lengths.put_slice(&self.prefixes);
+        self.suffix_lengths.put_slice(&self.suffix_lens);
+    }
+
+    /// `parquet`'s estimate: the completed blocks of both length streams
+    /// and the suffix bytes.
+    pub(crate) fn estimated_size(&self) -> usize {
+        self.prefix_lengths.completed_len()
+            + self.suffix_lengths.completed_len()
+            + self.suffixes.len()
+    }
+
+    /// Bytes held.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.prefix_lengths.memory_size()
+            + self.suffix_lengths.memory_size()
+            + self.suffixes.capacity()
+            + self.previous.capacity()
+            + (self.prefixes.capacity() + self.suffix_lens.capacity()) * 4
+    }
+
+    /// Appends the page body to `dst`; the next page starts with no
+    /// previous value.
+    pub(crate) fn finish_into(&mut self, dst: &mut Vec<u8>) {
+        self.prefix_lengths.finish_into(dst);
+        self.suffix_lengths.finish_into(dst);
+        dst.extend_from_slice(&self.suffixes);
+        self.suffixes.clear();
+        self.previous.clear();
+    }
+}
+
+/// Number of leading bytes `a` and `b` share, eight at a time.
+#[inline]
+fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap());
+        let y = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        if x != y {
+            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}

@@ -1,0 +1,198 @@
+//! Min/max of byte-array values, in `parquet`'s order for BYTE_ARRAY
+//! statistics: unsigned lexicographic bytes (a prefix sorts first).
+//!
+//! Values are compared by an 8-byte big-endian prefix first (zero-padded,
+//! which keeps the order whenever two prefixes differ) and byte for byte
+//! only on a tie. A dictionary page's min/max is found over the distinct
+//! entries its indices use ([`PageKeys`]), each looked at once per page.
+
+use super::dictionary::ByteDictionary;
+use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
+
+/// The first eight bytes of `v`, zero-padded, as a big-endian integer.
+#[inline(always)]
+fn prefix_key(v: &[u8]) -> u64 {
+    if v.len() >= 8 {
+        u64::from_be_bytes(v[..8].try_into().unwrap())
+    } else {
+        let mut b = [0u8; 8];
+        b[..v.len()].copy_from_slice(v);
+        u64::from_be_bytes(b)
+    }
+}
+
+/// A value with its prefix key.
+#[derive(Clone, Copy)]
+struct Keyed<'a> {
+    key: u64,
+    value: &'a [u8],
+}
+
+impl<'a> Keyed<'a> {
+    #[inline(always)]
+    fn new(value: &'a [u8]) -> Self {
+        Self {
+            key: prefix_key(value),
+            value,
+        }
+    }
+
+    #[inline(always)]
+    fn lt(&self, other: &Self) -> bool {
+        self.key < other.key || (self.key == other.key && self.value < other.value)
+    }
+}
+
+/// The smallest and largest of `values` at `picks`, by position, or None
+/// if there are none.
+pub(crate) fn min_max_positions(
+    values: &ByteValues<'_>,
+    picks: &Picks<'_>,
+) -> Option<(usize, usize)> {
+    with_layout!(values, v => min_max_with(v, picks))
+}
+
+/// [`min_max_positions`] for values of one layout.
+#[inline(always)]
+fn min_max_with<'a>(values: impl ValueAt<'a>, picks: &Picks<'_>) -> Option<(usize, usize)> {
+    let mut best: Option<(usize, Keyed<'_>, usize, Keyed<'_>)> = None;
+    picks.for_each(|i| {
+        let v = Keyed::new(values.at(i));
+        match &mut best {
+            None => best = Some((i, v, i, v)),
+            Some((lo_at, lo, hi_at, hi)) => {
+                if v.lt(lo) {
+                    *lo_at = i;
+                    *lo = v;
+                } else if hi.lt(&v) {
+                    *hi_at = i;
+                    *hi = v;
+                }
+            }
+        }
+    });
+    best.map(|(lo, _, hi, _)| (lo, hi))
+}
+
+/// Which dictionary entries the current data page uses, for its min/max.
+#[derive(Debug, Default)]
+pub(crate) struct PageKeys {
+    /// One flag per dictionary entry: used on this page.
+    seen: Vec<bool>,
+    /// The flagged entries, to clear them at the end of the page.
+    used: Vec<u32>,
+    /// The smallest and largest entry used so far.
+    min: Option<u32>,
+    max: Option<u32>,
+}
+
+impl PageKeys {
+    /// Takes in the page's new indices `keys` of `dict`.
+    pub(crate) fn observe(&mut self, dict: &ByteDictionary, keys: &[u32]) {
+        if self.seen.len() < dict.len() {
+            self.seen.resize(dict.len().next_power_of_two(), false);
+        }
+        for &k in keys {
+            let flag = &mut self.seen[k as usize];
+            if !*flag {
+                *flag = true;
+                self.used.push(k);
+                self.fold(dict, k);
+            }
+        }
+    }
+
+    #[inline]
+    fn fold(&mut self, dict: &ByteDictionary, k: u32) {
+        let v = dict.entry(k);
+        match (self.min, self.max) {
+            (Some(lo), Some(hi)) => {
+                if v < dict.entry(lo) {
+                    self.min = Some(k);
+                } else if v > dict.entry(hi) {
+                    self.max = Some(k);
+                }
+            }
+            _ => {
+                self.min = Some(k);
+                self.max = Some(k);
+            }
+        }
+    }
+
+    /// The page's smallest and largest entries, if it used any.
+    pub(crate) fn min_max(&self) -> Option<(u32, u32)> {
+        self.min.zip(self.max)
+    }
+
+    /// Ends the page: no entry is used.
+    pub(crate) fn clear(&mut self) {
+        for &k in &self.used {
+            self.seen[k as usize] = false;
+        }
+        self.used.clear();
+        self.min = None;
+        self.max = None;
+    }
+
+    /// Bytes held.
+    pub(crate) fn memory_size(&self) -> usize {
+        self.seen.capacity() + self.used.capacity() * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_keys_keep_the_order() {
+        let words: Vec<&[u8]> = vec![
+            b"",
+            b"\0",
+            b"\0\0",
+            b"a",
+            b"a\0",
+            b"a\0\0\0\0\0\0\0\0",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefghi",
+            b"abcdefgh\0",
+            b"b",
+            b"\xff",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+        ];
+        for a in &words {
+            for b in &words {
+                let (x, y) = (Keyed::new(a), Keyed::new(b));
+                assert_eq!(x.lt(&y), a < b, "{a:?} < {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn positions_of_min_and_max() {
+        let a = arrow_array::StringArray::from(vec!["m", "", "zz", "z", "a", "zz"]);
+        let v = ByteValues::of(&a).unwrap();
+        assert_eq!(min_max_positions(&v, &Picks::Range(0, 6)), Some((1, 2)));
+        assert_eq!(
+            min_max_positions(&v, &Picks::Indices(&[3, 0])),
+            Some((0, 3))
+        );
+        assert_eq!(min_max_positions(&v, &Picks::Range(2, 2)), None);
+    }
+
+    #[test]
+    fn page_keys_follow_the_page() {
+        let a = arrow_array::StringArray::from(vec!["m", "b", "x", "m", "c"]);
+        let v = ByteValues::of(&a).unwrap();
+        let mut d = ByteDictionary::new();
+        d.put(&v, &Picks::Range(0, 5));
+        let mut p = PageKeys::default();
+        p.observe(&d, d.indices());
+        assert_eq!(p.min_max(), Some((1, 2)));
+        p.clear();
+        p.observe(&d, &[0, 3]);
+        assert_eq!(p.min_max(), Some((3, 0)));
+    }
+}

@@ -1,0 +1,95 @@
+//! Byte-array values by position, one layout at a time: the hot loops
+//! dispatch once on the layout ([`with_layout!`]) and then read every value
+//! through a concrete [`ValueAt`] (for [`ByteValues`](super::ByteValues)), rather than matching on the layout for
+//! each value.
+
+use super::INLINE;
+use arrow_buffer::Buffer;
+
+/// Reads values of one layout by position.
+pub(crate) trait ValueAt<'a>: Copy {
+    /// The bytes of value `i`.
+    fn at(&self, i: usize) -> &'a [u8];
+    /// The length of value `i`.
+    fn len_at(&self, i: usize) -> usize;
+}
+
+/// Values with offsets of one width (`i32` or `i64`) into one data buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct OffsetValues<'a, O> {
+    pub(crate) offsets: &'a [O],
+    pub(crate) data: &'a [u8],
+}
+
+impl<'a> ValueAt<'a> for OffsetValues<'a, i32> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &'a [u8] {
+        &self.data[self.offsets[i] as u32 as usize..self.offsets[i + 1] as u32 as usize]
+    }
+
+    #[inline(always)]
+    fn len_at(&self, i: usize) -> usize {
+        (self.offsets[i + 1] as u32).wrapping_sub(self.offsets[i] as u32) as usize
+    }
+}
+
+impl<'a> ValueAt<'a> for OffsetValues<'a, i64> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &'a [u8] {
+        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    #[inline(always)]
+    fn len_at(&self, i: usize) -> usize {
+        self.offsets[i + 1].wrapping_sub(self.offsets[i]) as usize
+    }
+}
+
+/// Values of a view array.
+#[derive(Clone, Copy)]
+pub(crate) struct ViewValues<'a> {
+    pub(crate) views: &'a [u8],
+    pub(crate) buffers: &'a [Buffer],
+}
+
+impl<'a> ValueAt<'a> for ViewValues<'a> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &'a [u8] {
+        let view: &'a [u8; 16] = self.views[i * 16..i * 16 + 16].try_into().unwrap();
+        let len = u32::from_le_bytes(view[..4].try_into().unwrap()) as usize;
+        if len <= INLINE {
+            &view[4..4 + len]
+        } else {
+            let b = u32::from_le_bytes(view[8..12].try_into().unwrap()) as usize;
+            let o = u32::from_le_bytes(view[12..16].try_into().unwrap()) as usize;
+            &self.buffers[b].as_slice()[o..o + len]
+        }
+    }
+
+    #[inline(always)]
+    fn len_at(&self, i: usize) -> usize {
+        u32::from_le_bytes(self.views[i * 16..i * 16 + 4].try_into().unwrap()) as usize
+    }
+}
+
+/// Runs `$body` with `$v` bound to the concrete [`ValueAt`] of the
+/// [`ByteValues`] `$values`.
+macro_rules! with_layout {
+    ($values:expr, $v:ident => $body:expr) => {
+        match *$values {
+            $crate::values::bytes::ByteValues::Offsets32 { offsets, data } => {
+                let $v = $crate::values::bytes::OffsetValues { offsets, data };
+                $body
+            }
+            $crate::values::bytes::ByteValues::Offsets64 { offsets, data } => {
+                let $v = $crate::values::bytes::OffsetValues { offsets, data };
+                $body
+            }
+            $crate::values::bytes::ByteValues::Views { views, buffers } => {
+                let $v = $crate::values::bytes::ViewValues { views, buffers };
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_layout;

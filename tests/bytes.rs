@@ -1,0 +1,211 @@
+//! Strings and binary (BYTE_ARRAY leaves) against `parquet::arrow::ArrowWriter`:
+//! every Arrow layout (Utf8, LargeUtf8, Utf8View, Binary, LargeBinary,
+//! BinaryView and their dictionaries), every encoding, dictionary fallback,
+//! statistics truncation, bloom filters, content-defined chunking, nested
+//! and run-end-encoded, each case byte for byte and read back, and each
+//! asserting that the leaves took the fast path.
+
+include!("../src/versions.rs");
+
+mod common;
+
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, SchemaRef};
+use common::*;
+use parquet::basic::Encoding;
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
+
+fn props() -> WriterPropertiesBuilder {
+    WriterProperties::builder()
+}
+
+/// `batches` of `schema` written by both writers under every standard
+/// configuration (`common::configs`), each leaf asserted fast.
+fn all_configs(label: &str, schema: &SchemaRef, batches: &[RecordBatch]) {
+    let mut failures = Failures::default();
+    for (name, b) in configs() {
+        let props = b.build();
+        assert_kinds_fast(&format!("{label}/{name}"), schema, &props);
+        failures.check(check_identical(
+            &format!("{label}/{name}"),
+            schema,
+            batches,
+            &Opts::props(props),
+        ));
+    }
+    failures.finish();
+}
+
+/// A nullable, a required and a no-null-buffer column of `dt`.
+fn three_ways(dt: &DataType) -> SchemaRef {
+    schema_of(&[
+        ("nullable", dt.clone(), true),
+        ("required", dt.clone(), false),
+        ("no_null_buffer", dt.clone(), true),
+    ])
+}
+
+fn three_ways_batches(g: &mut Gen, schema: &SchemaRef, sizes: &[usize]) -> Vec<RecordBatch> {
+    let specs = [
+        Spec::new(Nulls::Density(0.3)),
+        Spec::new(Nulls::Absent),
+        Spec::new(Nulls::Absent),
+    ];
+    sizes
+        .iter()
+        .map(|&n| g.batch_with(schema, n, &specs))
+        .collect()
+}
+
+#[test]
+fn every_layout_every_config() {
+    for dt in byte_types() {
+        let mut g = Gen::new(&format!("bytes/{dt}"));
+        let schema = three_ways(&dt);
+        let batches = three_ways_batches(&mut g, &schema, &[1, 700, 3000]);
+        all_configs(&format!("three_ways/{dt}"), &schema, &batches);
+    }
+}
+
+#[test]
+fn low_cardinality_and_sorted() {
+    for dt in byte_types() {
+        let mut g = Gen::new(&format!("bytes/low/{dt}"));
+        let schema = three_ways(&dt);
+        for (what, spec) in [
+            ("distinct5", Spec::new(Nulls::Density(0.1)).distinct(5)),
+            ("asc", Spec::new(Nulls::Density(0.1)).order(Order::Asc)),
+            ("desc", Spec::new(Nulls::Absent).order(Order::Desc)),
+        ] {
+            let batches = vec![g.batch(&schema, 5000, &spec)];
+            all_configs(&format!("{what}/{dt}"), &schema, &batches);
+        }
+    }
+}
+
+#[test]
+fn encodings_and_small_limits() {
+    let encodings = [
+        Encoding::PLAIN,
+        Encoding::DELTA_LENGTH_BYTE_ARRAY,
+        Encoding::DELTA_BYTE_ARRAY,
+    ];
+    let mut failures = Failures::default();
+    for dt in byte_types() {
+        let mut g = Gen::new(&format!("bytes/enc/{dt}"));
+        let schema = three_ways(&dt);
+        let batches = three_ways_batches(&mut g, &schema, &[2000, 1500]);
+        for encoding in encodings {
+            for dictionary in [false, true] {
+                for (limits, b) in [
+                    ("default", props()),
+                    ("tiny_pages", props().set_data_page_size_limit(300)),
+                    (
+                        "tiny_dictionary",
+                        props().set_dictionary_page_size_limit(500),
+                    ),
+                    ("batch_7", props().set_write_batch_size(7)),
+                ] {
+                    let p = b
+                        .set_encoding(encoding)
+                        .set_dictionary_enabled(dictionary)
+                        .build();
+                    let label = format!("{dt}/{encoding}/dict_{dictionary}/{limits}");
+                    assert_kinds_fast(&label, &schema, &p);
+                    failures.check(check_identical(&label, &schema, &batches, &Opts::props(p)));
+                }
+            }
+        }
+    }
+    failures.finish();
+}
+
+#[test]
+fn statistics_and_truncation() {
+    let mut failures = Failures::default();
+    for dt in byte_types() {
+        let mut g = Gen::new(&format!("bytes/stats/{dt}"));
+        let schema = three_ways(&dt);
+        let batches = three_ways_batches(&mut g, &schema, &[900]);
+        for stats in [
+            EnabledStatistics::None,
+            EnabledStatistics::Chunk,
+            EnabledStatistics::Page,
+        ] {
+            for truncate in [None, Some(1), Some(2), Some(5), Some(63), Some(64)] {
+                for header in [false, true] {
+                    let p = props()
+                        .set_statistics_enabled(stats)
+                        .set_statistics_truncate_length(truncate)
+                        .set_column_index_truncate_length(truncate)
+                        .set_write_page_header_statistics(header)
+                        .set_data_page_size_limit(2000)
+                        .build();
+                    let label = format!(
+                        "{dt}/{}/trunc_{truncate:?}/header_{header}",
+                        stats_name(stats)
+                    );
+                    failures.check(check_identical(&label, &schema, &batches, &Opts::props(p)));
+                }
+            }
+        }
+    }
+    failures.finish();
+}
+
+#[test]
+fn arrow_dictionaries() {
+    let mut failures = Failures::default();
+    for value in byte_types() {
+        for key in [DataType::Int8, DataType::Int32, DataType::UInt16] {
+            let dt = DataType::Dictionary(Box::new(key.clone()), Box::new(value.clone()));
+            let mut g = Gen::new(&format!("bytes/dict/{dt}"));
+            let schema = schema_of(&[("d", dt.clone(), true), ("r", dt.clone(), false)]);
+            // Few enough distinct values over the batches for an Int8
+            // dictionary to read back.
+            let k = if key == DataType::Int8 { 30 } else { 100 };
+            let specs = [
+                Spec::new(Nulls::Density(0.2)).distinct(k / 2),
+                Spec::new(Nulls::Absent).distinct(k),
+            ];
+            let batches: Vec<RecordBatch> = (0..3)
+                .map(|_| g.batch_with(&schema, 1500, &specs))
+                .collect();
+            for (name, b) in configs() {
+                let p = b.set_dictionary_page_size_limit(400).build();
+                let label = format!("{dt}/{name}");
+                assert_kinds_fast(&label, &schema, &p);
+                failures.check(check_identical(&label, &schema, &batches, &Opts::props(p)));
+            }
+        }
+    }
+    failures.finish();
+}
+
+/// A dictionary array whose dictionary holds duplicates and unused values,
+/// sliced: keys map to the column's dictionary by value, not by key.
+#[test]
+fn dictionary_with_duplicate_and_unused_values() {
+    let values = StringArray::from(vec!["b", "a", "b", "unused", "", "a"]);
+    let keys = Int32Array::from(vec![
+        Some(0),
+        Some(2),
+        None,
+        Some(5),
+        Some(1),
+        Some(4),
+        Some(4),
+        Some(0),
+    ]);
+    let dict: ArrayRef = Arc::new(DictionaryArray::<Int32Type>::new(keys, Arc::new(values)));
+    let field = Field::new("d", dict.data_type().clone(), true);
+    let schema = Arc::new(arrow_schema::Schema::new(vec![field]));
+    let batches = vec![
+        RecordBatch::try_new(schema.clone(), vec![dict.clone()]).unwrap(),
+        RecordBatch::try_new(schema.clone(), vec![dict.slice(2, 5)]).unwrap(),
+    ];
+    all_configs("dictionary_duplicates", &schema, &batches);
+}
