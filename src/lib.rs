@@ -1,13 +1,17 @@
 //! A drop-in replacement for `parquet::arrow::ArrowWriter` that writes
-//! fixed-width columns several times faster, with no per-value heap
-//! allocation, and produces byte-for-byte the same file.
+//! Arrow columns several times faster, with no per-value heap allocation,
+//! and produces byte-for-byte the same file.
 //!
 //! The columns it encodes itself: integers of every width, signed and
 //! unsigned, dates, times, timestamps and durations (INT32 / INT64);
-//! decimals of every precision (`Decimal32`/`Decimal64`/`Decimal128`/
-//! `Decimal256`, stored as INT32, INT64 or FIXED_LEN_BYTE_ARRAY as
-//! `parquet` stores them), `FixedSizeBinary` (UUIDs), `Float16` and
-//! intervals, at top level or nested. Every other column is written by
+//! floating point (`Float16`, `Float32`, `Float64`) and booleans; strings
+//! and binary (`Utf8`, `LargeUtf8`, `Utf8View`, `Binary`, `LargeBinary`,
+//! `BinaryView`); decimals of every precision (`Decimal32`/`Decimal64`/
+//! `Decimal128`/`Decimal256`, stored as INT32, INT64 or
+//! FIXED_LEN_BYTE_ARRAY as `parquet` stores them), `FixedSizeBinary`
+//! (UUIDs) and intervals; at top level or nested, plain, dictionary-typed
+//! or run-end encoded. Every other column (and every case the fast path
+//! does not cover, listed with its [`DelegateReason`]) is written by
 //! `parquet`'s own column writer, untouched.
 //!
 //! # Switching
@@ -37,10 +41,10 @@
 //! let price = Decimal128Array::from(vec![1_i128, 2, -3])
 //!     .with_precision_and_scale(38, 2)
 //!     .unwrap();
-//! let batch = RecordBatch::try_from_iter([
-//!     ("price", Arc::new(price) as ArrayRef),
-//!     ("qty", Arc::new(Int64Array::from(vec![3, 4, 5])) as ArrayRef),
-//!     ("note", Arc::new(NullArray::new(3)) as ArrayRef),
+//! let batch = RecordBatch::try_from_iter_with_nullable([
+//!     ("price", Arc::new(price) as ArrayRef, false),
+//!     ("qty", Arc::new(Int64Array::from(vec![3, 4, 5])) as ArrayRef, false),
+//!     ("note", Arc::new(NullArray::new(3)) as ArrayRef, true),
 //! ])
 //! .unwrap();
 //!

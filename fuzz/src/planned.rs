@@ -4,7 +4,8 @@
 //! * [`check_plan_fast`]: a plan sends a leaf this crate writes (an FLBA or
 //!   decimal type) to parquet only for a reason the scenario explains (an
 //!   encrypted file, an explicit Parquet schema, parquet 58/59's rules for
-//!   dictionaries, an unsplittable field under CDC). A plan that delegates
+//!   dictionaries, an unsplittable field under CDC, a column given ALP, a
+//!   geospatial type). A plan that delegates
 //!   everything fails it.
 //! * [`ColumnsPlanned`] and [`ChunkPath`]: the same for the column-level
 //!   API (the row-group factory's plan), and each chunk against it.
@@ -46,6 +47,13 @@ pub fn check_plan_fast(
             Some(DelegateReason::CdcUnsplittableField) => {
                 props.content_defined_chunking().is_some()
             }
+            // The properties give the column ALP (parquet 60.1's own
+            // floating-point encoding).
+            Some(DelegateReason::AlpEncoding) => props
+                .encoding(leaf.column_path())
+                .is_some_and(|e| format!("{e:?}") == "ALP"),
+            // parquet writes geospatial statistics for it: a type rule.
+            Some(DelegateReason::GeospatialType) => true,
             _ => false,
         };
         if !explained {
