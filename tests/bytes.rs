@@ -209,3 +209,87 @@ fn dictionary_with_duplicate_and_unused_values() {
     ];
     all_configs("dictionary_duplicates", &schema, &batches);
 }
+
+/// Encodings a byte array cannot take (BYTE_STREAM_SPLIT, DELTA_BINARY_PACKED,
+/// RLE), with and without a dictionary, in every release: where parquet's
+/// writer refuses the column (when it is created, at the write or at the
+/// close), this crate refuses it at the same step, with an error naming the
+/// column; where parquet panics, an error; never a panic, never a file.
+#[test]
+fn encodings_byte_arrays_cannot_take() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    // The step a writer failed at (0: creation, 1: write, 2: close) and its
+    // error, if any; Err if it panicked.
+    macro_rules! attempt {
+        ($writer:ty, $schema:expr, $props:expr, $batch:expr) => {
+            catch_unwind(AssertUnwindSafe(|| -> Option<(usize, String)> {
+                let mut w = match <$writer>::try_new(Vec::new(), $schema.clone(), Some($props)) {
+                    Ok(w) => w,
+                    Err(e) => return Some((0, e.to_string())),
+                };
+                if let Err(e) = w.write($batch) {
+                    return Some((1, e.to_string()));
+                }
+                w.close().err().map(|e| (2, e.to_string()))
+            }))
+        };
+    }
+    let schema = schema_of(&[("s", DataType::Utf8, true)]);
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(StringArray::from(vec![Some("a"), None, Some("bc")])) as ArrayRef],
+    )
+    .unwrap();
+    for encoding in [
+        Encoding::BYTE_STREAM_SPLIT,
+        Encoding::DELTA_BINARY_PACKED,
+        Encoding::RLE,
+    ] {
+        for dictionary in [false, true] {
+            let p = props()
+                .set_encoding(encoding)
+                .set_dictionary_enabled(dictionary)
+                .build();
+            let label = format!("{encoding}/dict_{dictionary}");
+            let upstream = attempt!(
+                parquet::arrow::ArrowWriter<Vec<u8>>,
+                schema,
+                p.clone(),
+                &batch
+            );
+            let ours = attempt!(parquet_flba::ArrowWriter<Vec<u8>>, schema, p, &batch)
+                .unwrap_or_else(|p| {
+                    panic!(
+                        "{label}: parquet_flba panicked: {}",
+                        panic_message(p.as_ref())
+                    )
+                });
+            match upstream {
+                Ok(Some((step, e))) => {
+                    let (our_step, our_error) = ours.unwrap_or_else(|| {
+                        panic!("{label}: parquet failed ({e}), parquet_flba wrote a file")
+                    });
+                    assert_eq!(
+                        our_step, step,
+                        "{label}: parquet: {e}; parquet_flba: {our_error}"
+                    );
+                    assert!(our_error.contains("'s'"), "{label}: {our_error}");
+                    eprintln!("{label}: both refuse at step {step}: {our_error}");
+                }
+                Err(p) => {
+                    let (step, our_error) = ours.unwrap_or_else(|| {
+                        panic!(
+                            "{label}: parquet panicked ({}), parquet_flba wrote a file",
+                            panic_message(p.as_ref())
+                        )
+                    });
+                    assert!(our_error.contains("'s'"), "{label}: {our_error}");
+                    eprintln!(
+                        "{label}: parquet panics, parquet_flba refuses at step {step}: {our_error}"
+                    );
+                }
+                Ok(None) => panic!("{label}: parquet wrote a file; parquet_flba: {ours:?}"),
+            }
+        }
+    }
+}
