@@ -6,8 +6,8 @@
 //!
 //! * A fast leaf whose codec this build left out while parquet has it goes
 //!   to parquet's writer (`DelegateReason::CodecFeatureOff`): the same file.
-//! * A codec parquet lacks is refused with parquet's own error, "Disabled
-//!   feature at compile time: <feature>", where parquet's column writer
+//! * A codec parquet lacks is refused with parquet's own error, `Disabled
+//!   feature at compile time: <feature>`, where parquet's column writer
 //!   panics with it (it unwraps `create_codec`'s error), that is when the
 //!   row group's column writers are created.
 
