@@ -381,7 +381,9 @@ impl Queue {
                 drop(state);
                 spin_until(|| self.queued.load(Relaxed) > 0);
                 state = self.lock();
-                if !state.jobs.is_empty() {
+                // A job came, or the cap went down while the lock was not
+                // held (its wake-up found no one waiting): not to sleep.
+                if !state.jobs.is_empty() || number > state.keep {
                     continue;
                 }
             }

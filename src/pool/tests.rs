@@ -248,3 +248,28 @@ fn a_driver_job_left_by_the_last_worker_comes_back() {
     assert_eq!(outcome, Some(Ok(2)), "the queued job never ran");
     assert_eq!(queue.workers(), 0);
 }
+
+/// A cap lowered while an idle worker looks out for work (the lock not
+/// held, so the wake-up finds no one waiting) still ends the worker: it
+/// used to go to sleep above the cap until the next job came (seen as
+/// `pool::writers_share_a_capped_pool` failing now and then: "1 pool
+/// threads after the cap went down to 0").
+#[test]
+fn a_cap_lowered_while_a_worker_spins_ends_it() {
+    for round in 0..200 {
+        let queue = Queue::new(1);
+        queue.start_workers(1);
+        // The new worker finds no job and spins for a while: lower the
+        // cap at various points of that window.
+        std::thread::sleep(std::time::Duration::from_micros(round % 60));
+        queue.set_cap(0);
+        let start = std::time::Instant::now();
+        while queue.workers() > 0 {
+            assert!(
+                start.elapsed() < PATIENCE,
+                "round {round}: a worker above the cap went on"
+            );
+            std::thread::yield_now();
+        }
+    }
+}
