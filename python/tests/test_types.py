@@ -44,7 +44,9 @@ FAST = {
     "f16": lambda: pa.array(rng.standard_normal(N).astype(np.float16), mask=nulls(N)),
 }
 
-# Types left to parquet's own column writer (still byte-identical).
+# Every other flat type: integers, floats, booleans, dates, times, timestamps,
+# durations, strings and binary (fast since the whole-table work) and
+# dictionaries of them.
 OTHERS = {
     "bool": lambda: arr(list(rng.random(N) < 0.5), pa.bool_()),
     "i8": lambda: arr(rng.integers(-100, 100, N).tolist(), pa.int8()),
@@ -120,12 +122,20 @@ def test_same_bytes_as_parquet_and_read_back(group, config):
     assert_same_values(read(ours), table)
 
 
-def test_fast_path_taken_for_decimal_and_fixed_width_columns():
+def test_fast_path_taken_for_decimal_and_fixed_length_columns():
     table = table_of(FAST)
     fast = fast_leaves(table)
     assert fast == set(FAST), fast
     nested = fast_leaves(table_of({k: NESTED[k] for k in ("list_d128", "large_list_uuid", "struct")}))
     assert {"list_d128.list.element", "large_list_uuid.list.element", "struct.amount"} <= nested, nested
+
+
+def test_fast_path_taken_for_every_flat_column():
+    table = table_of(OTHERS)
+    fast = fast_leaves(table)
+    assert fast == set(OTHERS), set(OTHERS) - fast
+    nested = fast_leaves(table_of({k: NESTED[k] for k in ("list_i64", "map")}))
+    assert {"list_i64.list.element", "map.key_value.key", "map.key_value.value"} <= nested, nested
 
 
 def test_polars_reads_back_equal_values():
