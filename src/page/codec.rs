@@ -112,7 +112,11 @@ impl PageCodec {
             feature = "lz4",
             feature = "zstd"
         )),
-        allow(unreachable_code, reason = "with every codec off, every arm returns")
+        allow(
+            unreachable_code,
+            unused_variables,
+            reason = "with every codec off, every arm returns"
+        )
     )]
     pub(crate) fn for_compression(compression: Compression) -> Result<Option<Self>> {
         let codec = match compression {
@@ -168,6 +172,10 @@ impl PageCodec {
     /// [`Self::memory_size`] once it has compressed `len` more bytes in
     /// one call (snappy's large table comes with a block over a kibibyte;
     /// a zstd context is counted as it is now).
+    #[cfg_attr(
+        not(feature = "snap"),
+        allow(unused_variables, reason = "only snappy's tables depend on it")
+    )]
     pub(crate) fn memory_size_for(&mut self, len: usize) -> usize {
         match self {
             #[cfg(feature = "snap")]
@@ -211,6 +219,16 @@ impl PageCodec {
     }
 
     /// Appends `input`, compressed, to `out`.
+    #[cfg_attr(
+        not(any(
+            feature = "snap",
+            feature = "flate2",
+            feature = "brotli",
+            feature = "lz4",
+            feature = "zstd"
+        )),
+        allow(clippy::ptr_arg, reason = "with every codec off, nothing is appended")
+    )]
     pub(crate) fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         // Where this page's bytes start in `out`.
         let start = out.len();
