@@ -17,15 +17,18 @@ use datafusion::prelude::SessionContext;
 use parquet_flba_datafusion::FlbaParquetSink;
 use parquet_flba_datafusion::parquet_flba::LeafPath;
 
-/// The leaves of the test table that parquet-flba writes: every decimal
-/// and fixed-length leaf, nested ones included.
-const FAST: [&str; 9] = [
+/// The leaves of the test table that parquet-flba writes: every leaf
+/// (integers, strings, decimals, fixed-length), nested ones included.
+const FAST: [&str; 12] = [
+    "row",
     "id",
     "price",
     "amount",
     "big",
     "small",
     "half",
+    "name",
+    "region",
     "tags.list.item",
     "detail.code",
     "detail.rate",
@@ -120,28 +123,29 @@ async fn explain_lists_files_as_datafusion_does() {
 async fn explain_shows_the_leaves_on_the_fast_path() {
     let ctx = context(true, 1, &batches(1, 10)).unwrap();
     let dir = scratch("explain-leaves");
-    let sql = format!("COPY t TO '{}/x.parquet' STORED AS PARQUET", dir.display());
+    // A Null column: the one kind of leaf parquet-flba leaves to parquet here.
+    let sql = format!(
+        "COPY (SELECT *, NULL AS note FROM t) TO '{}/x.parquet' STORED AS PARQUET",
+        dir.display()
+    );
     let line = sink_line(&ctx, &sql, false).await;
     assert!(
-        line.contains("fast_path=9/12 leaves, parquet=[row, name, region]"),
+        line.contains("fast_path=12/13 leaves, parquet=[note]"),
         "{line}"
     );
     let verbose = sink_line(&ctx, &sql, true).await;
-    assert!(
-        verbose.contains("parquet=[row: not a FIXED_LEN_BYTE_ARRAY type,"),
-        "{verbose}"
-    );
+    assert!(verbose.contains("parquet=[note: "), "{verbose}");
 }
 
-/// After a partitioned `COPY` (three files), the metrics count 9 fast and
-/// 3 `parquet` leaves per file and split the bytes written between them;
+/// After a partitioned `COPY` (three files), the metrics count 11 fast and
+/// 1 `parquet` leaf (a Null column) per file and split the bytes written between them;
 /// `written_plans` holds each file's plan.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_and_plans_of_the_written_files() {
     let ctx = context(true, 1, &batches(3, 2_000)).unwrap();
     let dir = scratch("metrics");
     let sql = format!(
-        "COPY t TO '{}/' STORED AS PARQUET PARTITIONED BY (region)",
+        "COPY (SELECT *, NULL AS note FROM t) TO '{}/' STORED AS PARQUET PARTITIONED BY (region)",
         dir.display()
     );
     let plan = ctx
@@ -154,8 +158,8 @@ async fn metrics_and_plans_of_the_written_files() {
     collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
     let metrics = plan.metrics().unwrap();
     let sum = |name: &str| metrics.sum_by_name(name).map(|m| m.as_usize());
-    assert_eq!(sum("fast_path_leaves"), Some(27));
-    assert_eq!(sum("parquet_path_leaves"), Some(6));
+    assert_eq!(sum("fast_path_leaves"), Some(33));
+    assert_eq!(sum("parquet_path_leaves"), Some(3));
     let (fast, other) = (
         sum("fast_path_bytes").unwrap(),
         sum("parquet_path_bytes").unwrap(),

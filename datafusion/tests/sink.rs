@@ -722,12 +722,15 @@ fn flba_leaves_are_on_the_fast_path() {
     for leaf in plan.leaves() {
         let path = leaf.column_path().string();
         let flba = [
+            "row",
             "id",
             "price",
             "amount",
             "big",
             "small",
             "half",
+            "name",
+            "region",
             "tags.list.item",
             "detail.code",
             "detail.rate",

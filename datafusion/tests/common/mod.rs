@@ -246,15 +246,18 @@ fn strip_id(name: &str) -> String {
     }
 }
 
-/// The leaves of the test table that parquet-flba's fast path writes: the
-/// decimal and fixed-length ones.
-pub const TABLE_FAST: [&str; 9] = [
+/// The leaves of the test table that parquet-flba's fast path writes: all
+/// of them (integers, strings, decimals, fixed-length).
+pub const TABLE_FAST: [&str; 12] = [
+    "row",
     "id",
     "price",
     "amount",
     "big",
     "small",
     "half",
+    "name",
+    "region",
     "tags.list.item",
     "detail.code",
     "detail.rate",
