@@ -1,7 +1,7 @@
 //! Flat and nested level views answer alike; records from repetition levels.
 
 use super::*;
-use crate::levels::compute_levels;
+use crate::levels::{LeafLevels, compute_levels};
 use arrow_array::{Array, ArrayRef, FixedSizeBinaryArray, ListArray};
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field};
