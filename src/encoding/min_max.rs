@@ -297,6 +297,25 @@ fn min_max_slices(order: ValueOrder, values: Slots<'_>) -> (usize, usize) {
 #[inline(never)]
 fn float_min_max<const W: usize>(values: &[u8]) -> Option<(usize, usize, u64)> {
     let (floats, _) = values.as_chunks::<W>();
+    let (nan_count, best) = match W {
+        2 => float_min_max_scalar(floats),
+        _ => with_avx2(|| float_min_max_blocks(floats)),
+    };
+    if let Some((lo_i, hi_i)) = best {
+        return Some((lo_i, hi_i, nan_count));
+    }
+    // Every value is NaN: min and max are the extreme NaNs by total order
+    // (60); 59 has none (D3).
+    if !crate::compat::FLOAT_TOTAL_ORDER {
+        return None;
+    }
+    let (lo_i, hi_i) = min_max_by_key(floats, |v| float_key(v));
+    Some((lo_i, hi_i, nan_count))
+}
+
+/// The NaN count and the positions of the least and greatest non-NaN
+/// values (by total order), one value at a time.
+fn float_min_max_scalar<const W: usize>(floats: &[[u8; W]]) -> (u64, Option<(usize, usize)>) {
     let mut nan_count = 0u64;
     let mut best: Option<(i64, usize, i64, usize)> = None;
     for (i, v) in floats.iter().enumerate() {
@@ -309,25 +328,76 @@ fn float_min_max<const W: usize>(values: &[u8]) -> Option<(usize, usize, u64)> {
             None => best = Some((k, i, k, i)),
             Some((lo, lo_i, hi, hi_i)) => {
                 if k < *lo {
-                    *lo = k;
-                    *lo_i = i;
+                    (*lo, *lo_i) = (k, i);
                 } else if k > *hi {
-                    *hi = k;
-                    *hi_i = i;
+                    (*hi, *hi_i) = (k, i);
                 }
             }
         }
     }
-    if let Some((_, lo_i, _, hi_i)) = best {
-        return Some((lo_i, hi_i, nan_count));
+    (nan_count, best.map(|(_, lo_i, _, hi_i)| (lo_i, hi_i)))
+}
+
+/// [`float_min_max_scalar`] for 4- and 8-byte floats, a block at a time:
+/// each block's NaN count and least and greatest keys (NaNs as neutral
+/// values) come from one branch-free pass that vectorises; a position is
+/// looked for only in a block that improves on the running min or max.
+#[inline(always)]
+fn float_min_max_blocks<const W: usize>(floats: &[[u8; W]]) -> (u64, Option<(usize, usize)>) {
+    const BLOCK: usize = 64;
+    // A float's key (total order) and whether it is a NaN, from its bits.
+    let key_nan = |v: &[u8; W]| -> (i64, bool) {
+        if W == 4 {
+            let x = i32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+            let nan = (x & 0x7FFF_FFFF) > 0x7F80_0000;
+            (i64::from(x ^ ((((x >> 31) as u32) >> 1) as i32)), nan)
+        } else {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&v[..8]);
+            let x = i64::from_le_bytes(b);
+            let nan = (x & 0x7FFF_FFFF_FFFF_FFFF) > 0x7FF0_0000_0000_0000;
+            (x ^ ((((x >> 63) as u64) >> 1) as i64), nan)
+        }
+    };
+    let mut nan_count = 0u64;
+    let (mut min, mut max) = (0i64, 0i64);
+    let mut best: Option<(usize, usize)> = None;
+    for (b, block) in floats.chunks(BLOCK).enumerate() {
+        let (lo, hi, nans) = block
+            .iter()
+            .fold((i64::MAX, i64::MIN, 0u32), |(lo, hi, n), v| {
+                let (k, nan) = key_nan(v);
+                let lo = if nan { lo } else { lo.min(k) };
+                let hi = if nan { hi } else { hi.max(k) };
+                (lo, hi, n + u32::from(nan))
+            });
+        nan_count += u64::from(nans);
+        if nans as usize == block.len() {
+            continue;
+        }
+        let find = |target: i64| {
+            b * BLOCK
+                + block
+                    .iter()
+                    .position(|v| key_nan(v) == (target, false))
+                    .expect("the block holds its extreme")
+        };
+        match &mut best {
+            None => {
+                (min, max) = (lo, hi);
+                best = Some((find(lo), find(hi)));
+            }
+            Some((lo_i, hi_i)) => {
+                if lo < min {
+                    (min, *lo_i) = (lo, find(lo));
+                }
+                if hi > max {
+                    (max, *hi_i) = (hi, find(hi));
+                }
+            }
+        }
     }
-    // Every value is NaN: min and max are the extreme NaNs by total order
-    // (60); 59 has none (D3).
-    if !crate::compat::FLOAT_TOTAL_ORDER {
-        return None;
-    }
-    let (lo_i, hi_i) = min_max_by_key(floats, |v| float_key(v));
-    Some((lo_i, hi_i, nan_count))
+    (nan_count, best)
 }
 
 #[cfg(test)]

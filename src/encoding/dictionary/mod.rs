@@ -5,7 +5,9 @@
 //! open-addressing table of `u32` entry numbers. Nothing is allocated per
 //! entry: the value store and the table grow geometrically.
 
+mod dense;
 mod hash;
+mod rising;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -13,7 +15,9 @@ mod tests;
 use super::rle::{RleEncoder, max_buffer_size, num_required_bits};
 use crate::cpu::prefetch;
 use crate::values::Slots;
+use dense::Dense;
 use hash::{hash_bytes, hash_fixed};
+use rising::Top;
 use table::SPARSE_SLOTS;
 
 /// A dictionary of `width`-byte values with the indices of the current page.
@@ -27,8 +31,13 @@ pub(crate) struct Dictionary {
     /// above (a tag: most probes that meet another entry are told apart in
     /// the slot, without reading that entry's value or hash from memory).
     slots: Vec<u32>,
-    /// Stored hash of each entry (to rehash).
+    /// Stored hash of each entry (to rehash); entries past its length are
+    /// not in the table yet (they came in through `dense`).
     hashes: Vec<u32>,
+    /// The direct-mapped window of 4- and 8-byte values.
+    dense: Dense,
+    /// The greatest entry of 4- or 8-byte values.
+    top: Top,
     len: usize,
     /// The table grows when `len` reaches this.
     grow_at: usize,
@@ -62,6 +71,8 @@ impl Dictionary {
             values: Vec::new(),
             slots: Vec::new(),
             hashes: Vec::new(),
+            dense: Dense::default(),
+            top: Top::default(),
             len: 0,
             grow_at: 0,
             low: 0,
@@ -94,6 +105,7 @@ impl Dictionary {
             + self.slots.capacity() * 4
             + self.hashes.capacity() * 4
             + self.indices.capacity() * 4
+            + self.dense.memory_size()
             + self.rle.memory_size()
     }
 
@@ -103,7 +115,7 @@ impl Dictionary {
     /// rarely grows them at once.
     pub(crate) fn trim(&mut self) {
         let keep = self.len + self.len / 8;
-        if self.hashes.capacity() > keep + 1024 {
+        if self.values.capacity() > (keep + 1024).saturating_mul(self.width) {
             self.hashes.shrink_to(keep);
             self.values.shrink_to(keep.saturating_mul(self.width));
         }
@@ -131,21 +143,23 @@ impl Dictionary {
         let n = values.len();
         let values = values.data();
         self.indices.reserve(n);
-        if self.slots.is_empty() && n > 0 {
-            self.first_table(n);
-        }
         match self.width {
-            1 => self.put_with::<1>(values),
-            2 => self.put_with::<2>(values),
-            4 => self.put_with::<4>(values),
-            8 => self.put_with::<8>(values),
-            12 => self.put_with::<12>(values),
-            16 => self.put_with::<16>(values),
-            32 => self.put_with::<32>(values),
-            w => {
-                for value in values.chunks_exact(w).take(n) {
-                    let key = self.intern(value, hash_bytes(value));
-                    self.indices.push(key);
+            4 => self.put_int::<4>(values),
+            8 => self.put_int::<8>(values),
+            _ => {
+                self.hash_pending(n);
+                match self.width {
+                    1 => self.put_with::<1>(values),
+                    2 => self.put_with::<2>(values),
+                    12 => self.put_with::<12>(values),
+                    16 => self.put_with::<16>(values),
+                    32 => self.put_with::<32>(values),
+                    w => {
+                        for value in values.chunks_exact(w).take(n) {
+                            let key = self.intern(value, hash_bytes(value));
+                            self.indices.push(key);
+                        }
+                    }
                 }
             }
         }
@@ -174,10 +188,14 @@ impl Dictionary {
                     prefetch(&self.slots[*hash as usize & mask]);
                 }
             }
-            for (value, &hash) in group.iter().zip(&hashes) {
-                let key = self.intern_fixed::<W>(value, hash);
-                self.indices.push(key);
+            // Keys gathered on the stack, then appended at once: pushing
+            // each to the index buffer stored its length to memory and
+            // reloaded the table's fields after every value.
+            let mut keys = [0u32; GROUP];
+            for ((value, &hash), key) in group.iter().zip(&hashes).zip(&mut keys) {
+                *key = self.intern_fixed::<W>(value, hash);
             }
+            self.indices.extend_from_slice(&keys[..group.len()]);
         }
     }
 

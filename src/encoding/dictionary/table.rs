@@ -2,9 +2,49 @@
 //! grows, with the value store and hashes reserved alongside.
 
 use super::Dictionary;
+use super::hash::{hash_bytes, hash_fixed};
 use crate::cpu::prefetch;
 
 impl Dictionary {
+    /// Makes the first table if there is none, before `n` values are looked
+    /// up in it, and puts the entries that came in through the window
+    /// (`dense`) since the table last saw one into it.
+    #[inline(always)]
+    pub(super) fn hash_pending(&mut self, n: usize) {
+        if self.slots.is_empty() && n > 0 {
+            self.first_table(n.max(self.len));
+        }
+        if self.hashes.len() < self.len {
+            self.hash_entries();
+        }
+    }
+
+    #[cold]
+    fn hash_entries(&mut self) {
+        let width = self.width;
+        self.hashes.reserve_exact(self.len - self.hashes.len());
+        while self.hashes.len() < self.len {
+            let key = self.hashes.len();
+            let value = &self.values[key * width..(key + 1) * width];
+            let hash = match width {
+                4 => hash_fixed::<4>(value.try_into().expect("four bytes")),
+                8 => hash_fixed::<8>(value.try_into().expect("eight bytes")),
+                _ => hash_bytes(value),
+            };
+            // The table holds `key` entries; one more must fit.
+            while key >= self.grow_at {
+                self.grow();
+            }
+            let mask = self.slots.len() - 1;
+            let mut pos = hash as usize & mask;
+            while self.slots[pos] != 0 {
+                pos = (pos + 1) & mask;
+            }
+            self.slots[pos] = (hash & !self.low) | (key as u32 + 1);
+            self.hashes.push(hash);
+        }
+    }
+
     /// Room for more entries in the hashes and the value store (which grow
     /// together): twice as many, or up to the expected count.
     #[cold]

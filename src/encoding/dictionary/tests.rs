@@ -165,3 +165,155 @@ fn a_few_thousand_distinct_values_keep_a_small_table() {
         dict.hashes.capacity()
     );
 }
+
+/// Puts `values` (as `width`-byte little-endian integers) in calls of the
+/// given sizes, in turn, and checks the keys and the dictionary page
+/// against a map of first appearances.
+fn check_int_keys(width: usize, values: &[i64], calls: &[usize]) -> Dictionary {
+    use std::collections::HashMap;
+    let bytes: Vec<u8> = values
+        .iter()
+        .flat_map(|v| v.to_le_bytes()[..width].to_vec())
+        .collect();
+    let mut map: HashMap<&[u8], u32> = HashMap::new();
+    let mut keys = Vec::new();
+    let mut page = Vec::new();
+    for v in bytes.chunks(width) {
+        let next = map.len() as u32;
+        let key = *map.entry(v).or_insert(next);
+        if key == next {
+            page.extend_from_slice(v);
+        }
+        keys.push(key);
+    }
+    let mut dict = Dictionary::with_expected(width, 100_000);
+    let (mut at, mut turn) = (0, 0);
+    while at < values.len() {
+        let n = calls[turn % calls.len()].min(values.len() - at);
+        dict.put(Slots::fixed(&bytes[at * width..(at + n) * width], width));
+        at += n;
+        turn += 1;
+    }
+    assert!(dict.indices == keys, "width {width}, calls {calls:?}");
+    assert_eq!(dict.values().data(), page.as_slice());
+    dict
+}
+
+/// Integers in a small range take the direct-mapped window alone: keys
+/// right, and no hash table is made.
+#[test]
+fn close_integers_take_the_window() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for width in [4, 8] {
+        for (lo, below) in [(0i64, 10_000i64), (-20, 40), (i32::MIN as i64, 3_000)] {
+            let values: Vec<i64> = (0..50_000)
+                .map(|_| lo + rng.random_range(0..below))
+                .collect();
+            for calls in [&[1024][..], &[1, 7, 1000]] {
+                let dict = check_int_keys(width, &values, calls);
+                // Tiny first calls have seen too few values to earn a
+                // window of the whole range: the table takes them.
+                if calls.len() == 1 {
+                    assert!(
+                        dict.slots.is_empty(),
+                        "width {width}, {lo}+{below}: a table was made"
+                    );
+                }
+                assert!(!dict.dense.keys.is_empty());
+            }
+        }
+        // A date-like column that moves on every so often.
+        let days: Vec<i64> = (0..300_000).map(|i| 19_000 + i / 1_000).collect();
+        let dict = check_int_keys(width, &days, &[1024]);
+        assert!(dict.slots.is_empty());
+    }
+    // The extremes of i64 (the window is kept inside it).
+    for (lo, hi) in [(i64::MIN, i64::MIN + 500), (i64::MAX - 500, i64::MAX)] {
+        let values: Vec<i64> = (0..20_000).map(|_| rng.random_range(lo..=hi)).collect();
+        let dict = check_int_keys(8, &values, &[1024]);
+        assert!(dict.slots.is_empty());
+    }
+}
+
+/// Windowed and hashed mini-batches in turn (close values, then far ones,
+/// then close ones that the table holds already, a window that moves):
+/// each index learns the entries the other added, and keys stay right.
+#[test]
+fn the_window_and_the_table_share_their_entries() {
+    let mut rng = StdRng::seed_from_u64(12);
+    for width in [4, 8] {
+        let mut values = Vec::new();
+        for round in 0..60i64 {
+            let far = round % 3 == 1;
+            for _ in 0..1024 {
+                values.push(match far {
+                    true => rng.random_range(-2_000_000_000..2_000_000_000),
+                    // Near a centre that drifts, repeating earlier values.
+                    false => round * 400 + rng.random_range(0..3_000),
+                });
+            }
+            // Far values seen before, now in a window's range.
+            if round % 7 == 6 {
+                let earlier = values[rng.random_range(0..values.len())];
+                values.extend(std::iter::repeat_n(earlier, 10));
+            }
+        }
+        for calls in [&[1024][..], &[1024, 10]] {
+            let dict = check_int_keys(width, &values, calls);
+            assert!(!dict.slots.is_empty() && !dict.dense.keys.is_empty());
+        }
+    }
+}
+
+/// Values too spread out for a window (or a window that would have to
+/// move every mini-batch) go to the table.
+#[test]
+fn spread_out_integers_take_the_table() {
+    let mut rng = StdRng::seed_from_u64(13);
+    let values: Vec<i64> = (0..20_000)
+        .map(|_| rng.random_range(0..1_000_000_000))
+        .collect();
+    let dict = check_int_keys(8, &values, &[1024]);
+    assert!(dict.dense.keys.is_empty());
+}
+
+/// Mini-batches that never fall and start above every entry are appended
+/// without a lookup (no table, no window); repeats among them, values
+/// that come back down, a window's entries before them and tiny calls
+/// keep the keys right.
+#[test]
+fn rising_values_are_appended() {
+    let mut rng = StdRng::seed_from_u64(14);
+    for width in [4usize, 8] {
+        let step = if width == 4 { 1_000 } else { 1_000_000 };
+        // Strictly rising, then with repeats (steps of 0).
+        for zero_steps in [false, true] {
+            let mut x = -(step * 50_000);
+            let values: Vec<i64> = (0..100_000)
+                .map(|_| {
+                    x += rng.random_range(i64::from(!zero_steps)..step);
+                    x
+                })
+                .collect();
+            for calls in [&[1024][..], &[1, 3, 500]] {
+                let dict = check_int_keys(width, &values, calls);
+                assert!(
+                    dict.slots.is_empty() && dict.hashes.is_empty(),
+                    "width {width}"
+                );
+            }
+        }
+        // Rising, then the same values again (the table must learn the
+        // appended entries), then rising past them, then close values.
+        let rising: Vec<i64> = (0..20_000).map(|i| i * step + 7).collect();
+        let mut values = rising.clone();
+        values.extend(rising.iter().rev().step_by(3));
+        values.extend(rising.iter().map(|v| v + 20_000 * step));
+        values.extend((0..5_000).map(|_| rng.random_range(0..3_000)));
+        values.extend(rising.iter().map(|v| v + 40_000 * step));
+        for calls in [&[1024][..], &[700, 1, 2000]] {
+            let dict = check_int_keys(width, &values, calls);
+            assert!(!dict.slots.is_empty() && !dict.dense.keys.is_empty());
+        }
+    }
+}

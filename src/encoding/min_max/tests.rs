@@ -28,7 +28,7 @@ fn batch_min_max_matches_naive() {
             3 => (ValueOrder::UnsignedLe, [4, 8][rng.random_range(0..2)]),
             _ => (ValueOrder::Float, [2, 4, 8][rng.random_range(0..3)]),
         };
-        let n = rng.random_range(1..50);
+        let n = rng.random_range(1..[50, 300][case % 2]);
         let values: Vec<u8> = (0..n * width)
             .map(|_| {
                 *[0u8, 1, 0x7C, 0x7E, 0x80, 0xFC, 0xFE, 0xFF]
@@ -149,5 +149,58 @@ fn signed_order_is_integer_order() {
             let (x, y) = (a.to_be_bytes(), b.to_be_bytes());
             assert_eq!(ValueOrder::Signed.cmp(&x, &y), a.cmp(&b));
         }
+    }
+}
+
+/// Floats mostly NaN (whole blocks of them, NaNs of either sign and any
+/// payload) among ±0, ±∞ and ordinary values: the blocked pass gives the
+/// naive min, max and NaN count.
+#[test]
+fn nan_heavy_floats_match_naive() {
+    let mut rng = StdRng::seed_from_u64(6);
+    for case in 0..400 {
+        let width = [4, 8][case % 2];
+        let n = rng.random_range(1..700);
+        let nan_share = [0.5, 0.97, 0.999, 1.0][case % 4];
+        let mut values = Vec::new();
+        for _ in 0..n {
+            let x: f64 = match rng.random_bool(nan_share) {
+                true => f64::from_bits(0x7FF0_0000_0000_0001 | rng.random::<u64>()),
+                false => *[0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, 1.5, -2.25]
+                    .get(rng.random_range(0..6))
+                    .unwrap(),
+            };
+            match width {
+                4 => {
+                    let bits = match x.is_nan() {
+                        true => 0x7F80_0001 | rng.random::<u32>(),
+                        false => (x as f32).to_bits(),
+                    };
+                    values.extend_from_slice(&bits.to_le_bytes());
+                }
+                _ => values.extend_from_slice(&x.to_bits().to_le_bytes()),
+            }
+        }
+        let order = ValueOrder::Float;
+        let got = batch_min_max(order, Slots::fixed(&values, width));
+        let (nmin, nmax, nnans) = naive(order, &values, width).unwrap();
+        let Some((lo, hi, nans)) = got else {
+            assert!(
+                !crate::compat::FLOAT_TOTAL_ORDER && nnans == n as u64,
+                "case {case}"
+            );
+            continue;
+        };
+        assert_eq!(
+            &values[lo * width..(lo + 1) * width],
+            nmin.as_slice(),
+            "case {case}"
+        );
+        assert_eq!(
+            &values[hi * width..(hi + 1) * width],
+            nmax.as_slice(),
+            "case {case}"
+        );
+        assert_eq!(nans, nnans, "case {case}");
     }
 }
