@@ -107,19 +107,13 @@ impl<'a> LeafValues<'a> {
     pub(super) fn plain_bytes(&self, len: usize, count: usize) -> usize {
         let bytes = match self {
             Self::Fixed(_) => 0,
-            Self::Bytes { values, keys: None } => match values {
-                ByteValues::Views { .. } => (0..len).map(|i| values.value_len(i)).sum(),
-                _ => values.bytes_in(0, len),
-            },
+            Self::Bytes { values, keys: None } => values.bytes_in(0, len),
             Self::Bytes { values, .. } => {
                 let n = values.len();
                 match n {
                     0 => 0,
                     _ => {
-                        let all = match values {
-                            ByteValues::Views { .. } => (0..n).map(|i| values.value_len(i)).sum(),
-                            _ => values.bytes_in(0, n),
-                        };
+                        let all = values.bytes_in(0, n);
                         (all as u128 * count as u128 / n as u128) as usize
                     }
                 }

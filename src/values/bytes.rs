@@ -194,13 +194,13 @@ impl<'a> ByteValues<'a> {
         let mut total = 0usize;
         let mut taken = 0;
         let mut over = false;
-        picks.for_each(|i| {
+        with_layout!(self, v => picks.for_each(#[inline(always)] |i| {
             if !over {
                 taken += 1;
-                total = total.saturating_add(self.value_len(i) + 4);
+                total = total.saturating_add(v.len_at(i) + 4);
                 over = total > budget;
             }
-        });
+        }));
         taken
     }
 }
@@ -344,7 +344,7 @@ impl<'a> DictionaryKeys<'a> {
 mod access;
 mod picks;
 
-pub(crate) use access::{OffsetValues, ValueAt, ViewValues, with_layout};
+pub(crate) use access::{OffsetValues, PAD, ValueAt, ViewValues, with_layout};
 pub(crate) use picks::{ByteSource, Picks};
 
 #[cfg(test)]

@@ -12,6 +12,22 @@ pub(crate) trait ValueAt<'a>: Copy {
     fn at(&self, i: usize) -> &'a [u8];
     /// The length of value `i`.
     fn len_at(&self, i: usize) -> usize;
+    /// The bytes of value `i` followed by up to [`PAD`] bytes that come
+    /// after it in its buffer (whatever they are), with the value's length:
+    /// a short value can then be copied as a fixed-size block.
+    fn at_padded(&self, i: usize) -> (&'a [u8], usize);
+}
+
+/// The most bytes [`ValueAt::at_padded`] gives past a value.
+pub(crate) const PAD: usize = 64;
+
+/// `data[start..end]` and up to [`PAD`] bytes after it.
+#[inline(always)]
+fn padded(data: &[u8], start: usize, end: usize) -> (&[u8], usize) {
+    (
+        &data[start..data.len().min(end + PAD).max(end)],
+        end - start,
+    )
 }
 
 /// Values with offsets of one width (`i32` or `i64`) into one data buffer.
@@ -31,6 +47,15 @@ impl<'a> ValueAt<'a> for OffsetValues<'a, i32> {
     fn len_at(&self, i: usize) -> usize {
         (self.offsets[i + 1] as u32).wrapping_sub(self.offsets[i] as u32) as usize
     }
+
+    #[inline(always)]
+    fn at_padded(&self, i: usize) -> (&'a [u8], usize) {
+        let (start, end) = (
+            self.offsets[i] as u32 as usize,
+            self.offsets[i + 1] as u32 as usize,
+        );
+        padded(self.data, start, end)
+    }
 }
 
 impl<'a> ValueAt<'a> for OffsetValues<'a, i64> {
@@ -42,6 +67,15 @@ impl<'a> ValueAt<'a> for OffsetValues<'a, i64> {
     #[inline(always)]
     fn len_at(&self, i: usize) -> usize {
         self.offsets[i + 1].wrapping_sub(self.offsets[i]) as usize
+    }
+
+    #[inline(always)]
+    fn at_padded(&self, i: usize) -> (&'a [u8], usize) {
+        padded(
+            self.data,
+            self.offsets[i] as usize,
+            self.offsets[i + 1] as usize,
+        )
     }
 }
 
@@ -69,6 +103,21 @@ impl<'a> ValueAt<'a> for ViewValues<'a> {
     #[inline(always)]
     fn len_at(&self, i: usize) -> usize {
         u32::from_le_bytes(self.views[i * 16..i * 16 + 4].try_into().unwrap()) as usize
+    }
+
+    #[inline(always)]
+    fn at_padded(&self, i: usize) -> (&'a [u8], usize) {
+        let view: &'a [u8; 16] = self.views[i * 16..i * 16 + 16].try_into().unwrap();
+        let len = u32::from_le_bytes(view[..4].try_into().unwrap()) as usize;
+        if len <= INLINE {
+            // Inline: the views after this one follow its bytes.
+            let start = i * 16 + 4;
+            padded(self.views, start, start + len)
+        } else {
+            let b = u32::from_le_bytes(view[8..12].try_into().unwrap()) as usize;
+            let o = u32::from_le_bytes(view[12..16].try_into().unwrap()) as usize;
+            padded(self.buffers[b].as_slice(), o, o + len)
+        }
     }
 }
 
