@@ -158,13 +158,25 @@ pub(crate) fn planned_leaves(
     array: &ArrayRef,
     only_fast: bool,
 ) -> Result<Vec<ArrowLeafColumn>> {
-    if span.flat {
+    if writes_flat(&span, field, array) {
         return Ok(vec![ArrowLeafColumn(LeafInner::Flat(flat_leaf(
             field, array,
         )))]);
     }
     let fast: Vec<bool> = span.leaves().map(|l| plan.is_fast(l)).collect();
     split_leaves(field, array, &fast, only_fast)
+}
+
+/// Whether a field of `span` is written (and checked) flat from `array`: a
+/// flat span, and for a dictionary-typed field an array of that very type
+/// (the other arrays such a field takes, plain values or other key types,
+/// go through the levels).
+pub(crate) fn writes_flat(span: &FieldSpan, field: &Field, array: &ArrayRef) -> bool {
+    span.flat
+        && match field.data_type() {
+            DataType::Dictionary(..) => array.data_type() == field.data_type(),
+            _ => true,
+        }
 }
 
 /// `parquet`'s leaves of a field, wrapped.

@@ -13,8 +13,8 @@ mod leaves;
 
 pub(crate) use delegated::{Delegated, panic_error, panicking_field};
 
-pub(crate) use leaves::planned_leaves;
 pub use leaves::{ArrowLeafColumn, compute_leaves};
+pub(crate) use leaves::{planned_leaves, writes_flat};
 
 use crate::cdc::Chunker;
 use crate::chunk::FlbaChunk;

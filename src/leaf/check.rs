@@ -38,13 +38,17 @@ pub(super) fn resolve(leaf: &FlatLeaf, kind: LeafKind) -> Result<Resolved> {
     let array = &leaf.array;
     let field_type = leaf.field.data_type();
     match array.data_type() {
-        DataType::Dictionary(_, value) if value.as_ref() == field_type => Ok(Resolved {
-            nulls: array.logical_nulls(),
-            values: match kind.is_byte_array() {
-                true => array.clone(),
-                false => expand_dictionary(array)?,
-            },
-        }),
+        // A dictionary array of the field's value type, or of the field's
+        // own dictionary type.
+        t @ DataType::Dictionary(_, value) if value.as_ref() == field_type || t == field_type => {
+            Ok(Resolved {
+                nulls: array.logical_nulls(),
+                values: match kind.is_byte_array() {
+                    true => array.clone(),
+                    false => expand_dictionary(array)?,
+                },
+            })
+        }
         DataType::RunEndEncoded(_, value) if value.data_type() == field_type => {
             let values = expand_run_end_encoded(array)?;
             Ok(Resolved {

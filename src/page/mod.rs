@@ -267,7 +267,10 @@ impl PageBuilder {
         if num_values > 0 {
             let headroom = self.page_headroom();
             self.output.set_block_hint(self.block_hint(headroom));
-            let need = match (self.s.width, values.byte_source()) {
+            // The PLAIN size, asked for only when a PLAIN page takes the
+            // values (a byte array's is a pass over their lengths).
+            let width = self.s.width;
+            let need = || match (width, values.byte_source()) {
                 (Some(width), _) => num_values * width,
                 (None, Some(src)) => src.plain_size(),
                 (None, None) => 0,

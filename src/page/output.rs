@@ -116,9 +116,10 @@ impl PageOutput {
         &mut self,
         encoder: &mut ValueEncoder,
         headroom: usize,
-        need: usize,
+        need: impl FnOnce() -> usize,
     ) -> Result<()> {
         if encoder.wants_page_block() {
+            let need = need();
             // With helper threads, pages are stored while the next is being
             // written (and copied to be compressed anyway): the encoder
             // writes into the spare buffer, not a block of the sink.
@@ -140,6 +141,7 @@ impl PageOutput {
             }
         } else if let Some(block) = encoder.page_block()
             && self.sink.has_lent_block()
+            && let need = need()
             && block.room() < need
         {
             let moved = block.page_len();

@@ -316,14 +316,19 @@ fn byte_array_agrees(data_type: &DataType, descr: &ColumnDescriptor) -> bool {
 }
 
 /// Whether a single-leaf top-level field can be written from its array as
-/// it is: a plain (not dictionary or run-end-encoded) type, at the top of
-/// the Parquet schema with the field's nullability.
+/// it is: a plain type or a dictionary of one (whose logical nulls are the
+/// leaf's; not run-end-encoded), at the top of the Parquet schema with the
+/// field's nullability.
 fn is_flat(field: &Field, descr: &ColumnDescriptor) -> bool {
     let repetition = match field.is_nullable() {
         true => Repetition::OPTIONAL,
         false => Repetition::REQUIRED,
     };
-    LeafKind::of(field.data_type()).is_some()
+    let value_type = match field.data_type() {
+        DataType::Dictionary(_, value) => value.as_ref(),
+        t => t,
+    };
+    LeafKind::of(value_type).is_some()
         && descr.max_rep_level() == 0
         && descr.max_def_level() == i16::from(field.is_nullable())
         && descr.self_type().get_basic_info().repetition() == repetition

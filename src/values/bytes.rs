@@ -309,16 +309,19 @@ impl<'a> DictionaryKeys<'a> {
                 let keys = $keys;
                 let mut bad = None;
                 out.reserve(picks.count());
-                picks.for_each(|i| {
-                    let k = keys[i];
-                    match u32::try_from(k) {
-                        Ok(k) if (k as usize) < values => out.push(k),
-                        _ => {
-                            bad.get_or_insert(i);
-                            out.push(0);
+                picks.for_each(
+                    #[inline(always)]
+                    |i| {
+                        let k = keys[i];
+                        match u32::try_from(k) {
+                            Ok(k) if (k as usize) < values => out.push(k),
+                            _ => {
+                                bad.get_or_insert(i);
+                                out.push(0);
+                            }
                         }
-                    }
-                });
+                    },
+                );
                 bad
             }};
         }

@@ -17,7 +17,9 @@ use super::ArrowWriterOptions;
 use super::engine::FileEncoder;
 use crate::ArrowRowGroupWriterFactory;
 use crate::cdc::Chunker;
-use crate::column::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, planned_leaves};
+use crate::column::{
+    ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, planned_leaves, writes_flat,
+};
 use crate::hybrid::{self, SpliceSink};
 use crate::leaf::flat_leaf;
 use crate::plan::{ColumnPlan, FileRoute, LeafPath};
@@ -218,15 +220,19 @@ impl<W: Write + Send> RowGroupWriter<W> {
         run_caught(|| {
             let plan = self.factory.column_plan();
             let spans = plan.fields().unwrap_or_default();
+            let fields = self.arrow_schema.fields();
             validate_batch(&self.arrow_schema, batch, |i| {
-                spans.get(i).is_some_and(|s| s.flat)
+                spans
+                    .get(i)
+                    .is_some_and(|s| writes_flat(s, &fields[i], batch.column(i)))
             })?;
             for ((span, field), array) in spans
                 .iter()
                 .zip(self.arrow_schema.fields())
                 .zip(batch.columns())
             {
-                if let (true, Some(shape)) = (span.flat, self.factory.shape(span.first)) {
+                let flat = writes_flat(span, field, array);
+                if let (true, Some(shape)) = (flat, self.factory.shape(span.first)) {
                     shape.validate(&flat_leaf(field, array))?;
                 }
             }

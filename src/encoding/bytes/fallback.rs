@@ -23,7 +23,7 @@ pub(crate) fn picked_bytes(values: &ByteValues<'_>, picks: &Picks<'_>) -> usize 
         Some((start, end)) => values.bytes_in(start, end),
         None => with_layout!(values, v => {
             let mut total = 0;
-            picks.for_each(|i| total += v.len_at(i));
+            picks.for_each(#[inline(always)] |i| total += v.len_at(i));
             total
         }),
     }

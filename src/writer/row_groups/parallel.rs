@@ -16,7 +16,7 @@
 use super::lanes::{Closing, Lanes, panicked};
 use super::{RowGroup, RowGroupWriter, Sink, no_row_group};
 use crate::ArrowRowGroupWriterFactory;
-use crate::column::ArrowLeafColumn;
+use crate::column::{ArrowLeafColumn, writes_flat};
 use crate::leaf::flat_leaf;
 use crate::memory::Share;
 use crate::pool::{Task, run_caught};
@@ -42,7 +42,7 @@ impl<W: Write + Send> RowGroupWriter<W> {
         let fields = self.arrow_schema.fields().iter().zip(batch.columns());
         for (i, (field, array)) in fields.enumerate() {
             let (field, array) = (field.clone(), array.clone());
-            match spans.get(i).filter(|s| s.flat) {
+            match spans.get(i).filter(|s| writes_flat(s, &field, &array)) {
                 Some(span) => {
                     if let Some(shape) = self.factory.shape(span.first) {
                         checks.push((true, field.name().clone()));
@@ -174,8 +174,9 @@ impl<W: Write + Send> RowGroupWriter<W> {
         let only_fast = self.sink.get().takes_parquet_leaves();
         let mut shares = Vec::with_capacity(count);
         if let Some(spans) = plan.fields() {
-            for (span, array) in spans.iter().zip(part.columns()) {
-                let taken = match span.flat {
+            let fields = self.arrow_schema.fields().iter();
+            for ((span, field), array) in spans.iter().zip(fields).zip(part.columns()) {
+                let taken = match writes_flat(span, field, array) {
                     true => 1,
                     false => span
                         .leaves()
