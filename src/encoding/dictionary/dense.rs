@@ -10,7 +10,7 @@
 //! needs it, so a column that stays in its window never hashes at all.
 //!
 //! The window costs memory in proportion to the range it covers, so it is
-//! bounded by [`MAX_SLOTS`] and by a multiple of the entries and values the
+//! bounded by [`Dictionary::max_window`] and by a multiple of the entries and values the
 //! dictionary has seen; moving it is paid for by the values put since it
 //! last moved, so values that keep drifting out of it (rising timestamps)
 //! fall back to the hash table rather than rebuilding it every mini-batch.
@@ -18,8 +18,14 @@
 use super::Dictionary;
 use crate::cpu::with_avx2;
 
-/// The largest window, in slots of 4 bytes (256 KiB).
+/// The largest window of a dictionary whose expected count is unknown, in
+/// slots of 4 bytes (256 KiB).
 const MAX_SLOTS: usize = 1 << 16;
+
+/// The largest window of any dictionary (4 MiB): a dictionary expected to
+/// hold 262,144 entries (1 MiB of INT32 values) may have a window four
+/// times that, about what its table and hashes would take.
+const MAX_SLOTS_EXPECTED: usize = 1 << 20;
 
 /// The values whose range is looked at first.
 const SAMPLE: usize = 8;
@@ -93,7 +99,7 @@ impl Dictionary {
         // A few values too far apart for any window (floats' bits, hashes,
         // spread-out ids) settle it without a pass over all of them.
         let (lo, hi) = range(&chunks[..chunks.len().min(SAMPLE)]);
-        let close = hi.abs_diff(lo) < MAX_SLOTS as u64;
+        let close = hi.abs_diff(lo) < self.max_window() as u64;
         let (lo, hi) = match close && chunks.len() > SAMPLE {
             true => range(chunks),
             false => (lo, hi),
@@ -106,6 +112,15 @@ impl Dictionary {
         }
     }
 
+    /// The most slots a window may have: four per entry the dictionary is
+    /// expected to reach (it replaces the table, which would take about as
+    /// much), between [`MAX_SLOTS`] and [`MAX_SLOTS_EXPECTED`].
+    fn max_window(&self) -> usize {
+        (self.expected.saturating_mul(4))
+            .next_power_of_two()
+            .clamp(MAX_SLOTS, MAX_SLOTS_EXPECTED)
+    }
+
     /// Makes a window that holds `lo..=hi` (and the current window's range
     /// where both fit), if its size and the values put since the last one
     /// allow; false if not.
@@ -116,13 +131,13 @@ impl Dictionary {
         if had {
             let base = self.dense.base as i128;
             let end = base + self.dense.keys.len() as i128 - 1;
-            if to.max(end) - from.min(base) < MAX_SLOTS as i128 {
+            if to.max(end) - from.min(base) < self.max_window() as i128 {
                 (from, to) = (from.min(base), to.max(end));
             }
         }
         let span = to - from + 1;
         let allowed = (self.len.saturating_add(n).saturating_mul(SLOTS_PER_VALUE))
-            .clamp(MIN_SLOTS, MAX_SLOTS) as i128;
+            .clamp(MIN_SLOTS, self.max_window()) as i128;
         if span > allowed {
             return false;
         }

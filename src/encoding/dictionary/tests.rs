@@ -317,3 +317,28 @@ fn rising_values_are_appended() {
         }
     }
 }
+
+/// A dictionary expected to be large (1 MiB of INT32 entries) takes a
+/// window of up to four slots per expected entry once it has seen enough
+/// values: the table it had until then is left behind, keys stay right.
+#[test]
+fn a_large_expected_count_allows_a_large_window() {
+    let mut rng = StdRng::seed_from_u64(15);
+    let values: Vec<i64> = (0..300_000)
+        .map(|_| rng.random_range(0..1_000_000))
+        .collect();
+    let bytes: Vec<u8> = values
+        .iter()
+        .flat_map(|v| (*v as i32).to_le_bytes())
+        .collect();
+    let mut small = Dictionary::with_expected(4, 0);
+    let mut large = Dictionary::with_expected(4, 262_144);
+    for part in bytes.chunks(1024 * 4) {
+        small.put(Slots::fixed(part, 4));
+        large.put(Slots::fixed(part, 4));
+    }
+    assert!(small.dense.keys.is_empty());
+    assert!(large.dense.keys.len() >= 1_000_000 && large.dense.keys.len() <= 1 << 20);
+    assert_eq!(small.indices, large.indices);
+    assert_eq!(small.values().data(), large.values().data());
+}
