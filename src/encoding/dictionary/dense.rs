@@ -116,9 +116,11 @@ impl Dictionary {
     /// expected to reach (it replaces the table, which would take about as
     /// much), between [`MAX_SLOTS`] and [`MAX_SLOTS_EXPECTED`].
     fn max_window(&self) -> usize {
+        // Clamped before rounding up: an expected count near `usize::MAX`
+        // (no page limit to speak of) has no power of two above it.
         (self.expected.saturating_mul(4))
-            .next_power_of_two()
             .clamp(MAX_SLOTS, MAX_SLOTS_EXPECTED)
+            .next_power_of_two()
     }
 
     /// Makes a window that holds `lo..=hi` (and the current window's range

@@ -342,3 +342,14 @@ fn a_large_expected_count_allows_a_large_window() {
     assert_eq!(small.indices, large.indices);
     assert_eq!(small.values().data(), large.values().data());
 }
+
+/// An expected count of `usize::MAX` (a page limit no column reaches) caps
+/// the window like any large one.
+#[test]
+fn an_unbounded_expected_count_caps_the_window() {
+    let values: Vec<u8> = (0..5_000i32).flat_map(|v| (v * 7).to_le_bytes()).collect();
+    let mut dict = Dictionary::with_expected(4, usize::MAX);
+    dict.put(Slots::fixed(&values, 4));
+    assert_eq!(dict.len(), 5_000);
+    assert!(dict.dense.keys.len() <= 1 << 20);
+}
