@@ -5,7 +5,6 @@
 
 use super::NativeValues;
 use arrow_buffer::bit_chunk_iterator::BitChunks;
-use arrow_buffer::bit_iterator::BitIndexIterator;
 
 /// Each byte's eight bits as eight bytes 0 or 1, least-significant first.
 static SPREAD: [[u8; 8]; 256] = {
@@ -67,9 +66,36 @@ impl NativeValues<'_> {
         count: usize,
         out: &mut Vec<u8>,
     ) {
-        out.reserve(count);
-        let valid = BitIndexIterator::new(validity, bit_offset, end - start);
-        out.extend(valid.map(|i| u8::from(self.bit(start + i))));
+        // 64 values and their validity at a time: every value is written
+        // and the write position advances by its validity bit (no branch
+        // per value); a word of valid values is spread eight at a time.
+        let n = end.saturating_sub(start);
+        let base = out.len();
+        out.resize(base + n + 64, 0);
+        let dst = &mut out[base..];
+        let mut w = 0;
+        let values = BitChunks::new(self.bytes, self.bit_offset + start, n);
+        let valid = BitChunks::new(validity, bit_offset, n);
+        for (v, m) in values.iter().zip(valid.iter()) {
+            if m == u64::MAX {
+                for (k, b) in v.to_le_bytes().into_iter().enumerate() {
+                    dst[w + 8 * k..w + 8 * k + 8].copy_from_slice(&SPREAD[b as usize]);
+                }
+                w += 64;
+            } else {
+                for j in 0..64 {
+                    dst[w] = ((v >> j) & 1) as u8;
+                    w += ((m >> j) & 1) as usize;
+                }
+            }
+        }
+        let (v, m) = (values.remainder_bits(), valid.remainder_bits());
+        for j in 0..values.remainder_len() {
+            dst[w] = ((v >> j) & 1) as u8;
+            w += ((m >> j) & 1) as usize;
+        }
+        debug_assert_eq!(w, count);
+        out.truncate(base + w);
     }
 }
 
@@ -103,6 +129,44 @@ mod tests {
                 .collect();
             assert_eq!(out, picked);
             assert_eq!(v.native(4), &[want[4]]);
+        }
+    }
+
+    /// Long ranges at every bit offset, validity words all set, all clear
+    /// and mixed: the valid values in order, after what `out` held.
+    #[test]
+    fn compacting_long_ranges_keeps_the_valid_values() {
+        let values: Vec<bool> = (0..1000).map(|i| (i * 7 + i / 13) % 3 == 0).collect();
+        let array = BooleanArray::from(values.clone());
+        for offset in [0usize, 3, 64] {
+            let sliced = array.slice(offset, 1000 - offset);
+            let v = NativeValues::new(LeafKind::Boolean, 1, &sliced).unwrap();
+            for vo in [0usize, 5] {
+                // Bytes of all-valid, then mixed, then all-null runs.
+                let validity: Vec<u8> = (0..140)
+                    .map(|b| match b / 20 % 3 {
+                        0 => 0xFF,
+                        1 => (b * 37 + 11) as u8,
+                        _ => 0,
+                    })
+                    .collect();
+                for (start, end) in [(0usize, 900usize), (1, 800), (130, 131), (64, 192)] {
+                    let valid = |i: usize| (validity[(vo + i) / 8] >> ((vo + i) % 8)) & 1 == 1;
+                    let want: Vec<u8> = std::iter::once(7)
+                        .chain(
+                            (0..end - start)
+                                .filter(|&i| valid(i))
+                                .map(|i| u8::from(values[offset + start + i])),
+                        )
+                        .collect();
+                    let mut out = vec![7];
+                    v.bits_compact((start, end), (&validity, vo), want.len() - 1, &mut out);
+                    assert_eq!(
+                        out, want,
+                        "offset {offset}, validity offset {vo}, {start}..{end}"
+                    );
+                }
+            }
         }
     }
 }
