@@ -108,28 +108,33 @@ impl<T: DeltaInt> DeltaBinaryPacked<T> {
 
     /// Encodes `values`, given as their little-endian bytes.
     pub(crate) fn put_le(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(T::WIDTH);
+        let mut rest = bytes;
         if self.total_values == 0 {
-            let Some(first) = chunks.next() else {
+            let Some((first, later)) = rest.split_at_checked(T::WIDTH) else {
                 return;
             };
             let first = T::from_le(first);
             self.first_value = first;
             self.current = first;
             self.total_values = 1;
+            rest = later;
         }
         loop {
+            // The block's room at most, as an exact slice: the deltas are
+            // appended by a loop of known length (no check per value).
             let room = self.block_size - self.deltas.len();
-            let before = self.deltas.len();
+            let n = room.min(rest.len() / T::WIDTH);
+            let (now, later) = rest.split_at(n * T::WIDTH);
+            rest = later;
             let mut current = self.current;
-            self.deltas.extend(chunks.by_ref().take(room).map(|b| {
+            self.deltas.extend(now.chunks_exact(T::WIDTH).map(|b| {
                 let v = T::from_le(b);
                 let d = v.wrapping_sub(current);
                 current = v;
                 d
             }));
             self.current = current;
-            self.total_values += self.deltas.len() - before;
+            self.total_values += n;
             if self.deltas.len() < self.block_size {
                 return;
             }
