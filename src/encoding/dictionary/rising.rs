@@ -95,9 +95,10 @@ impl Dictionary {
         if self.values.capacity() - self.values.len() >= bytes {
             return;
         }
-        let mut target = (self.len * 2).max(64) * self.width;
+        let mut target = (self.len * 2).max(64).saturating_mul(self.width);
         if self.expected > self.len {
-            target = target.min(self.expected * self.width);
+            // The expected count may be near `usize::MAX` (no page limit).
+            target = target.min(self.expected.saturating_mul(self.width));
         }
         let more = target.saturating_sub(self.values.len()).max(bytes);
         self.values.reserve_exact(more);

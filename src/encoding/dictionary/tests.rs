@@ -353,3 +353,19 @@ fn an_unbounded_expected_count_caps_the_window() {
     assert_eq!(dict.len(), 5_000);
     assert!(dict.dense.keys.len() <= 1 << 20);
 }
+
+/// Rising values in a dictionary whose expected count is `usize::MAX`:
+/// the value store is reserved without overflow (found by libFuzzer).
+#[test]
+fn rising_values_with_an_unbounded_expected_count() {
+    for width in [4usize, 8] {
+        let values: Vec<u8> = (0..3_000i64)
+            .flat_map(|v| (v * 1_000_003).to_le_bytes()[..width].to_vec())
+            .collect();
+        let mut dict = Dictionary::with_expected(width, usize::MAX);
+        for part in values.chunks(1000 * width) {
+            dict.put(Slots::fixed(part, width));
+        }
+        assert_eq!(dict.len(), 3_000);
+    }
+}
