@@ -175,6 +175,8 @@ fn write_columns(
     let mut file =
         SerializedFileWriter::new(out, parquet_schema.root_schema_ptr(), Arc::new(props))
             .map_err(|e| e.to_string())?;
+    // parquet 60.2 deprecates `new` for `try_new`, which 60.1 and earlier lack.
+    #[allow(deprecated)]
     let factory = ArrowRowGroupWriterFactory::new(&file, schema.clone());
     for (index, parts) in row_groups(batches, max_rows).into_iter().enumerate() {
         let writers = factory

@@ -82,7 +82,7 @@
 //! # Feature flags
 //!
 //! - `parquet-60` (default), `parquet-59`, `parquet-58`: the `parquet`
-//!   release to write like (60.1, 59.3, 58.4); exactly one must be on, and
+//!   release to write like (60.1 or 60.2, 59.3, 58.4); exactly one must be on, and
 //!   it must be the release the rest of the program uses.
 //! - `async`: `AsyncArrowWriter`, drop-in for `parquet`'s.
 //! - `encryption`: `parquet`'s modular encryption (encrypted columns are
@@ -174,8 +174,8 @@ pub use spill::SpillPageStoreFactory;
 pub use writer::{ArrowWriter, ArrowWriterOptions, LeafChunks, ThreadWork};
 
 /// The `parquet` release this build resolved, whose `ArrowWriter` it
-/// matches byte for byte and whose types its API takes: a 60.1 release with
-/// the `parquet-60` feature (the default), 59.3 with `parquet-59`, 58.4
+/// matches byte for byte and whose types its API takes: a 60.1 or 60.2
+/// release with the `parquet-60` feature (the default), 59.3 with `parquet-59`, 58.4
 /// with `parquet-58`.
 pub const PARQUET_RELEASE: &str = compat::RESOLVED_RELEASE;
 

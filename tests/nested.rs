@@ -3029,6 +3029,8 @@ mod bad_input {
                 Arc::new(props.clone()),
             )
             .unwrap();
+            // parquet 60.2 deprecates `new` for `try_new`, which 60.1 and earlier lack.
+            #[allow(deprecated)]
             let factory =
                 parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory::new(&fw, schema.clone());
             let mut w = factory.create_column_writers(0).unwrap().remove(0);

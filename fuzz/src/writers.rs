@@ -593,6 +593,8 @@ macro_rules! writer_impl {
                         Arc::new(props.clone()),
                     ),
                 )?;
+                // parquet 60.2 deprecates `new` for `try_new`, which 60.1 and earlier lack.
+                #[allow(deprecated)]
                 let factory = w::ArrowRowGroupWriterFactory::new(&fw, schema.clone());
                 Ok((fw, factory))
             }

@@ -9,7 +9,7 @@ on every core with the GIL released.
 >>> parquet_flba.write_table(pa.table({"a": [1, 2, 3]}), "example.parquet")  # doctest: +SKIP
 
 The files are written by parquet-flba's ``ArrowWriter``, byte for byte as the
-Rust ``parquet`` crate (60.1) writes them; see ``docs/python.md`` in the
+Rust ``parquet`` crate (60.2) writes them; see ``docs/python.md`` in the
 repository for how they differ from pyarrow's own.
 """
 

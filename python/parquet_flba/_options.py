@@ -302,7 +302,7 @@ def normalize(
     _unsupported("encryption_properties", encryption_properties, None,
                  "pyarrow's encryption properties cannot be handed to parquet")
     _unsupported("write_page_checksum", write_page_checksum, False,
-                 "parquet 60.1 does not write page checksums")
+                 "parquet 60 does not write page checksums")
     if writer_engine_version not in (None, "V2"):
         raise ValueError(f"writer_engine_version={writer_engine_version!r}: only 'V2' exists")
     if store_decimal_as_integer is not None:

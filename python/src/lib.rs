@@ -56,7 +56,7 @@ fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The `parquet` release the package writes like ("60.1.0").
+/// The `parquet` release the package writes like ("60.2.0").
 #[pyfunction]
 fn parquet_release() -> &'static str {
     parquet_flba::PARQUET_RELEASE

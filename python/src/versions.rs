@@ -1,4 +1,4 @@
-//! The parquet and arrow crates of the crate's default release (60.1),
+//! The parquet and arrow crates of the crate's default release (60.2),
 //! under the names the rest of the package uses.
 
 pub use arrow_array_60::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};

@@ -1,5 +1,6 @@
-//! parquet 60.1. See the module above; `docs/releases.md` lists each
-//! difference (D-numbers) with both releases' source lines.
+//! parquet 60.1 and 60.2. See the module above; `docs/releases.md` lists
+//! each difference (D-numbers) with both releases' source lines. The rules
+//! that differ between 60.1 and 60.2 (D27-D32) read [`AT_60_2`].
 
 use super::PageIndexes;
 use parquet::basic::{ColumnOrder, LogicalType};
@@ -14,10 +15,34 @@ use parquet::file::statistics::ValueStatistics;
 use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 use std::sync::Arc;
 
-/// The patch releases of the 60 line whose writer this crate matches byte
-/// for byte (their write paths are identical; `Cargo.toml` admits
-/// `>=60.1.0, <60.2`).
-pub(crate) const VERIFIED_RELEASES: &[&str] = &["60.1.0"];
+/// The releases of the 60 line whose writer this crate matches byte for
+/// byte (`Cargo.toml` admits `>=60.1.0, <60.3`; where 60.1 and 60.2 differ,
+/// the rule reads [`AT_60_2`]).
+pub(crate) const VERIFIED_RELEASES: &[&str] = &["60.1.0", "60.2.0"];
+
+/// Whether the resolved release is 60.2 or later (the rules D27-D32).
+const AT_60_2: bool = super::RESOLVED_MINOR >= 2;
+
+/// D27: a chunk's `encodings` list RLE (for levels) only when the column
+/// has levels and a data page was written (60.1: always).
+pub(crate) const RLE_LISTED_ONLY_WITH_LEVELS: bool = AT_60_2;
+/// D28: a page is a null page of the column index when all its levels are
+/// nulls (60.1: when its nulls equal its rows, which lists mistake).
+pub(crate) const NULL_PAGE_BY_LEVELS: bool = AT_60_2;
+/// D29: with a byte limit on row groups, a batch into an empty row group
+/// writes its first row alone (the size estimate then measures a row).
+pub(crate) const ROW_GROUP_BYTES_FIRST_ROW_ALONE: bool = AT_60_2;
+/// D30: a byte-budget window sized in levels holds at most twice the
+/// values that fit the budget.
+pub(crate) const LEVEL_WINDOWS_CAPPED_BY_VALUES: bool = AT_60_2;
+/// D31: a page cut with nothing buffered (a content-defined chunk that
+/// ended where a page was just cut) writes no page, and a chunk of no rows
+/// no dictionary page (60.1: an empty data page, a dictionary page).
+pub(crate) const EMPTY_PAGES_SKIPPED: bool = AT_60_2;
+/// D32: `ArrowWriter::try_new` refuses a nullable map key before anything
+/// else, an explicit Parquet schema too (60.1: only the schema converter
+/// did).
+pub(crate) const MAP_KEYS_CHECKED_FIRST: bool = AT_60_2;
 
 /// D25: the byte-array writer takes dictionaries of `Utf8View` and
 /// `BinaryView` (59 and 58 panic on one: `arrow_writer/byte_array.rs`'s
@@ -155,6 +180,8 @@ pub(crate) fn inner_page_index(
 }
 
 /// `builder` with the page indexes `indexes` (chunks without one: `None`).
+/// (60.2 deprecates `put_*_index` for `try_put_*_index`, which 60.1 lacks.)
+#[allow(deprecated)]
 pub(crate) fn set_page_indexes(
     builder: ParquetMetaDataBuilder,
     (column_indexes, offset_indexes): PageIndexes,

@@ -261,32 +261,6 @@ fn split_streams(values: &[u8], width: usize, dst: &mut Vec<u8>) {
     }
 }
 
-// parquet 59 and 58 keep their BYTE_STREAM_SPLIT encoder private, and
-// parquet 60 shows it only with its `experimental` feature (see the
-// `upstream-encoders` feature); the differential suites cover the encoding
-// under every release.
-#[cfg(all(test, feature = "parquet-60", feature = "upstream-encoders"))]
-mod tests {
-    use super::*;
-    use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType};
-    use parquet::encodings::encoding::{Encoder, VariableWidthByteStreamSplitEncoder};
-
-    #[test]
-    fn byte_stream_split_matches_upstream() {
-        for width in [1usize, 2, 3, 5, 8, 12, 16, 33] {
-            let values: Vec<u8> = (0..width * 57).map(|i| (i * 31 % 251) as u8).collect();
-            let flba: Vec<FixedLenByteArray> = values
-                .chunks_exact(width)
-                .map(|v| FixedLenByteArray::from(v.to_vec()))
-                .collect();
-            let mut up =
-                VariableWidthByteStreamSplitEncoder::<FixedLenByteArrayType>::new(width as i32);
-            up.put(&flba).unwrap();
-            let mut ours = Fallback::ByteStreamSplit(Vec::new());
-            ours.put(Slots::fixed(&values, width));
-            let mut out = Vec::new();
-            ours.finish_into(width, &mut out).unwrap();
-            assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "width {width}");
-        }
-    }
-}
+// parquet keeps its BYTE_STREAM_SPLIT encoder private (60 shows it only
+// with its `experimental` feature, which cannot be resolved for 60.2.0):
+// the differential suites cover the encoding under every release.

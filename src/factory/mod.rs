@@ -74,6 +74,30 @@ impl ArrowRowGroupWriterFactory {
         Self::with_plan(file, schema, plan)
     }
 
+    /// A factory for the row groups of `file` (see [`Self::new`]) that
+    /// returns at once the schema errors `parquet` 60.2's `try_new` returns:
+    /// a nullable map key, or an Arrow schema whose leaves are not the
+    /// file's columns ([`Self::new`] reports them from
+    /// [`Self::create_column_writers`]). Available under every release.
+    pub fn try_new<W: Write + Send>(
+        file: &SerializedFileWriter<W>,
+        schema: SchemaRef,
+    ) -> Result<Self> {
+        let mut leaves = 0;
+        for field in schema.fields() {
+            crate::validate::check_map_keys(field.data_type())?;
+            let empty = arrow_array::new_empty_array(field.data_type());
+            leaves += crate::compute_leaves(field, &empty)?.len();
+        }
+        let columns = file.schema_descr().num_columns();
+        if leaves != columns {
+            return Err(ParquetError::General(format!(
+                "Arrow schema maps to {leaves} leaf columns but Parquet schema has {columns}"
+            )));
+        }
+        Ok(Self::new(file, schema))
+    }
+
     /// A factory that follows `plan` (made for this file writer's schema).
     pub(crate) fn with_plan<W: Write + Send>(
         file_writer: &SerializedFileWriter<W>,
@@ -81,7 +105,7 @@ impl ArrowRowGroupWriterFactory {
         plan: ColumnPlan,
     ) -> Self {
         let props = Arc::clone(file_writer.properties());
-        let whole = upstream::ArrowRowGroupWriterFactory::new(file_writer, arrow_schema.clone());
+        let whole = compat::upstream_factory(file_writer, arrow_schema.clone());
         let (partial, parquet_leaves) = partial_factory(&plan, &arrow_schema, file_writer);
         Self {
             columns: file_writer.schema_descr().columns().to_vec(),
@@ -394,5 +418,5 @@ fn sub_factory(
         arrow_schema.metadata().clone(),
     ));
     let sink = SerializedFileWriter::new(std::io::sink(), Arc::new(sub_root), Arc::clone(props))?;
-    Ok(upstream::ArrowRowGroupWriterFactory::new(&sink, sub_arrow))
+    Ok(compat::upstream_factory(&sink, sub_arrow))
 }

@@ -26,8 +26,9 @@ use std::ops::Range;
 /// How a batch too large for the byte budget is cut into windows.
 #[derive(Debug, Clone, Copy)]
 enum Windows {
-    /// Windows of this many levels.
-    Levels(usize),
+    /// Windows of this many levels, each holding at most `max_values`
+    /// values (60.2, D30; `usize::MAX` before).
+    Levels { levels: usize, max_values: usize },
     /// Windows of this many values.
     Values(usize),
 }
@@ -120,10 +121,20 @@ impl Budget {
             return None;
         }
         let fit = fit.max(1);
+        let max_values = match compat::LEVEL_WINDOWS_CAPPED_BY_VALUES {
+            true => fit.saturating_mul(2),
+            false => usize::MAX,
+        };
         Some(match exact {
             true => Windows::Values(fit),
-            false if values == levels => Windows::Levels(fit),
-            false => Windows::Levels(levels.min((fit * levels).div_ceil(values).max(1))),
+            false if values == levels => Windows::Levels {
+                levels: fit,
+                max_values,
+            },
+            false => Windows::Levels {
+                levels: levels.min((fit * levels).div_ceil(values).max(1)),
+                max_values,
+            },
         })
     }
 }
@@ -183,7 +194,13 @@ fn write_windows<V: LevelView>(
     let mut start = batch.start;
     while start < batch.end {
         let end = match windows {
-            Windows::Levels(n) => batch.end.min(start + n),
+            Windows::Levels { levels, max_values } => {
+                let end = batch.end.min(start + levels);
+                match max_values {
+                    usize::MAX => end,
+                    n => view.end_of_values(start, end, n),
+                }
+            }
             Windows::Values(n) => view.end_of_values(start, batch.end, n),
         };
         let end = view.record_end(end, batch.end);

@@ -6,6 +6,7 @@ use super::PageBuilder;
 use super::data_page::{DataPageHead, PageTag};
 use super::statistics::{HeaderMinMax, chunk_statistics};
 use crate::chunk::FlbaChunk;
+use crate::compat;
 use parquet::basic::{Encoding, EncodingMask, PageType};
 use parquet::column::writer::ColumnCloseResult;
 use parquet::errors::Result;
@@ -13,8 +14,12 @@ use parquet::file::metadata::{ColumnChunkMetaData, LevelHistogram};
 use parquet::file::properties::{EnabledStatistics, WriterVersion};
 
 impl PageBuilder {
-    /// Cuts the current page, even an empty one.
+    /// Cuts the current page; an empty one too before 60.2 (D31: 60.2
+    /// writes nothing when the page holds no levels).
     pub(crate) fn add_data_page(&mut self) -> Result<()> {
+        if compat::EMPTY_PAGES_SKIPPED && self.page.levels == 0 {
+            return Ok(());
+        }
         let s = &self.s;
         let values = self.encoder.flush_data_page()?;
         // Statistics and index entries first: they do not depend on the bytes.
@@ -98,7 +103,10 @@ impl PageBuilder {
             self.add_data_page()?;
         }
         self.finish_pages()?;
-        if self.encoder.has_dictionary() {
+        // 60.2 writes no dictionary page for a chunk of no rows (D31).
+        if self.encoder.has_dictionary()
+            && (self.totals.rows_written > 0 || !compat::EMPTY_PAGES_SKIPPED)
+        {
             self.write_dictionary_page()?;
         }
         let metadata = self.build_metadata(distinct_count)?;
@@ -119,12 +127,23 @@ impl PageBuilder {
         })
     }
 
+    /// Whether the chunk's encodings list RLE for its levels: always before
+    /// 60.2; since, when the column has levels and a data page was written
+    /// (D27).
+    fn lists_level_encoding(&self) -> bool {
+        !compat::RLE_LISTED_ONLY_WITH_LEVELS
+            || ((self.s.max_def > 0 || self.s.max_rep > 0)
+                && self.totals.data_page_offset.is_some())
+    }
+
     fn build_metadata(&self, distinct_count: Option<u64>) -> Result<ColumnChunkMetaData> {
         let (s, totals) = (&self.s, &self.totals);
         let mut builder = ColumnChunkMetaData::builder(self.descr.clone())
             .set_compression(s.compression)
             .set_encodings_mask(EncodingMask::new_from_encodings(
-                std::iter::once(&Encoding::RLE).chain(&totals.encodings),
+                std::iter::once(&Encoding::RLE)
+                    .filter(|_| self.lists_level_encoding())
+                    .chain(&totals.encodings),
             ))
             .set_page_encoding_stats(totals.encoding_stats.clone())
             .set_total_compressed_size(totals.compressed as i64)

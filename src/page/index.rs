@@ -61,7 +61,13 @@ impl PageIndexes {
         (nans, variable_length_bytes): (Option<u64>, Option<i64>),
         (rep, def): (Option<LevelHistogram>, Option<LevelHistogram>),
     ) {
-        let null_page = page.rows as u64 == page.nulls;
+        // A page of nulls only: 60.2 compares the nulls with the levels,
+        // earlier releases with the rows, which a list's page can match
+        // while it holds values (D28).
+        let null_page = match compat::NULL_PAGE_BY_LEVELS {
+            true => page.levels as u64 == page.nulls,
+            false => page.rows as u64 == page.nulls,
+        };
         let nan_count = (compat::NAN_COUNTS && s.floating).then(|| nans.unwrap_or(0) as i64);
         if self.column_index.valid() {
             let nulls = page.nulls as i64;

@@ -12,7 +12,10 @@
 //! null parent are not reached).
 
 mod decimal;
+mod map_keys;
 mod nodes;
+
+pub(crate) use map_keys::check_map_keys;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch};

@@ -105,6 +105,11 @@ impl ArrowWriterOptions {
     /// The Parquet schema of the file: the explicit one, or the Arrow
     /// schema converted as `parquet` converts it.
     pub(super) fn parquet_schema(&self, arrow_schema: &Schema) -> Result<SchemaDescriptor> {
+        if crate::compat::MAP_KEYS_CHECKED_FIRST {
+            for field in arrow_schema.fields() {
+                crate::validate::check_map_keys(field.data_type())?;
+            }
+        }
         if let Some(explicit) = &self.explicit_schema {
             return Ok(explicit.clone());
         }

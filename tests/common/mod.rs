@@ -636,6 +636,19 @@ pub fn float16_from_bits(bits: Vec<u16>, nulls: Option<NullBuffer>) -> ArrayRef 
 // ---------------------------------------------------------------------------
 
 /// A single-field schema.
+/// Whether the resolved parquet release follows 60.2's rules
+/// (docs/releases.md D27-D32).
+pub fn at_60_2() -> bool {
+    let mut parts = parquet_flba::PARQUET_RELEASE.split('.');
+    let mut next = || {
+        parts
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    (next(), next()) >= (60, 2)
+}
+
 pub fn schema1(name: &str, dt: DataType, nullable: bool) -> SchemaRef {
     Arc::new(Schema::new(vec![Field::new(name, dt, nullable)]))
 }
@@ -962,6 +975,8 @@ macro_rules! writer_impl {
                         Arc::new(props),
                     )
                     .map_err(err("SerializedFileWriter::new"))?;
+                    // parquet 60.2 deprecates `new` for `try_new`, which 60.1 and earlier lack.
+                    #[allow(deprecated)]
                     let factory = w::ArrowRowGroupWriterFactory::new(&fw, schema.clone());
                     (fw, factory)
                 };

@@ -17,5 +17,5 @@ pub(crate) mod min_max;
 
 // Compared with parquet's own encoders, which are behind its `experimental`
 // feature (see the `upstream-encoders` feature).
-#[cfg(all(test, feature = "upstream-encoders", not(feature = "parquet-59")))]
+#[cfg(all(test, feature = "upstream-encoders", feature = "parquet-58"))]
 mod tests;

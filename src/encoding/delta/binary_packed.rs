@@ -101,7 +101,7 @@ impl<T: DeltaInt> DeltaBinaryPacked<T> {
     }
 
     /// Encodes one value.
-    #[cfg(all(test, feature = "upstream-encoders", not(feature = "parquet-59")))]
+    #[cfg(all(test, feature = "upstream-encoders", feature = "parquet-58"))]
     pub(crate) fn put(&mut self, value: T) {
         self.put_slice(&[value]);
     }

@@ -13,7 +13,7 @@ pub(crate) mod binary_packed;
 pub(crate) mod byte_array;
 // Compared with parquet's own encoders, which are behind its `experimental`
 // feature (see the `upstream-encoders` feature).
-#[cfg(all(test, feature = "upstream-encoders", not(feature = "parquet-59")))]
+#[cfg(all(test, feature = "upstream-encoders", feature = "parquet-58"))]
 mod tests;
 
 pub(crate) use binary_packed::DeltaBinaryPacked;

@@ -26,7 +26,15 @@ impl<W: Write + Send> RowGroupWriter<W> {
             // then splits the first piece on its own (D18).
             return Step::Write(by_rows);
         }
-        let Some(max_bytes) = self.max_bytes.filter(|_| buffered > 0) else {
+        if buffered == 0 {
+            // Nothing to measure a row by yet: 60.2 writes one row first so
+            // that the byte limit applies to the rest of the batch (D29).
+            let first_alone = crate::compat::ROW_GROUP_BYTES_FIRST_ROW_ALONE
+                && self.max_bytes.is_some()
+                && by_rows.unwrap_or(left) > 1;
+            return Step::Write(if first_alone { Some(1) } else { by_rows });
+        }
+        let Some(max_bytes) = self.max_bytes else {
             return Step::Write(by_rows);
         };
         let current = self.estimated_bytes();
