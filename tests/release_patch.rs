@@ -67,10 +67,6 @@ fn d27_rle_listed_only_with_levels() {
             nullable || !at_60_2(),
             "nullable {nullable}: {encodings:?}"
         );
-        assert!(
-            encodings.contains(&Encoding::RLE_DICTIONARY),
-            "{encodings:?}"
-        );
     }
 }
 
@@ -165,7 +161,7 @@ fn d30_level_windows_capped_by_values() {
     eprintln!("d30: {pages} pages");
     match at_60_2() {
         true => assert!(pages >= 5, "{pages} pages"),
-        false => assert!(pages <= 10, "{pages} pages"),
+        false => assert!(pages <= 2, "{pages} pages"),
     }
 }
 
@@ -185,7 +181,9 @@ fn d31_empty_chunk_without_dictionary_page() {
             SerializedFileWriter::new(&mut out, parquet_schema.root_schema_ptr(), props).unwrap();
         if ours {
             let factory = parquet_flba::ArrowRowGroupWriterFactory::new(&writer, schema.clone());
-            assert_eq!(factory.column_plan().leaves()[0].path(), LeafPath::Fast);
+            for leaf in factory.column_plan().leaves() {
+                assert_eq!(leaf.path(), LeafPath::Fast, "{leaf:?}");
+            }
             let chunks: Vec<_> = (factory.create_column_writers(0).unwrap().into_iter())
                 .map(|w| w.close().unwrap())
                 .collect();
@@ -215,7 +213,9 @@ fn d31_empty_chunk_without_dictionary_page() {
     let (up, ours) = (write(false), write(true));
     assert!(up == ours, "{:?}", compare_files(&up, &ours));
     let md = metadata(&up);
-    let dictionary = md.row_group(0).column(0).dictionary_page_offset();
+    // The Int64 column (FIXED_LEN_BYTE_ARRAY has no dictionary under
+    // PARQUET_1_0 before 60, D1).
+    let dictionary = md.row_group(0).column(1).dictionary_page_offset();
     assert_eq!(dictionary.is_some(), !at_60_2(), "{dictionary:?}");
     // Nothing was written: the row group has no rows either way.
     assert_eq!(md.row_group(0).num_rows(), 0);

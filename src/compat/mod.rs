@@ -58,23 +58,6 @@ pub(crate) const RESOLVED_RELEASE: &str = {
     }
 };
 
-/// The minor version of [`RESOLVED_RELEASE`] (`2` for `"60.2.0"`): some
-/// rules differ between the patch releases of one line (60.1 and 60.2).
-pub(crate) const RESOLVED_MINOR: u32 = {
-    let v = RESOLVED_RELEASE.as_bytes();
-    let mut i = 0;
-    while i < v.len() && v[i] != b'.' {
-        i += 1;
-    }
-    i += 1;
-    let mut minor = 0;
-    while i < v.len() && v[i].is_ascii_digit() {
-        minor = minor * 10 + (v[i] - b'0') as u32;
-        i += 1;
-    }
-    minor
-};
-
 /// Whether [`RESOLVED_RELEASE`] is one of the patch releases whose writer
 /// this crate was checked against ([`VERIFIED_RELEASES`]). When it is not
 /// (a patch published after this crate), every leaf goes to `parquet`'s

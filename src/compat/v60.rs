@@ -20,8 +20,25 @@ use std::sync::Arc;
 /// the rule reads [`AT_60_2`]).
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["60.1.0", "60.2.0"];
 
+/// The minor version of [`RESOLVED_RELEASE`](super::RESOLVED_RELEASE) (`2` for `"60.2.0"`): some
+/// rules differ between the patch releases of one line (60.1 and 60.2).
+const RESOLVED_MINOR: u32 = {
+    let v = super::RESOLVED_RELEASE.as_bytes();
+    let mut i = 0;
+    while i < v.len() && v[i] != b'.' {
+        i += 1;
+    }
+    i += 1;
+    let mut minor = 0;
+    while i < v.len() && v[i].is_ascii_digit() {
+        minor = minor * 10 + (v[i] - b'0') as u32;
+        i += 1;
+    }
+    minor
+};
+
 /// Whether the resolved release is 60.2 or later (the rules D27-D32).
-const AT_60_2: bool = super::RESOLVED_MINOR >= 2;
+const AT_60_2: bool = RESOLVED_MINOR >= 2;
 
 /// D27: a chunk's `encodings` list RLE (for levels) only when the column
 /// has levels and a data page was written (60.1: always).
