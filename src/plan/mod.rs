@@ -188,9 +188,12 @@ pub(crate) struct FieldSpan {
     pub(crate) first: usize,
     /// Number of leaves.
     pub(crate) len: usize,
-    /// A single fast leaf at the top level, plain (not dictionary or
-    /// run-end-encoded) in the schema: its array is written as it is, with
-    /// levels straight from the validity bitmap.
+    /// A single fast leaf at the top level, not run-end-encoded in the
+    /// schema (plain or dictionary-typed): its array is written as it is,
+    /// with levels straight from the validity bitmap — for a
+    /// dictionary-typed field only when the array has the field's very type
+    /// (`column::leaves::writes_flat` decides per array; other arrays take
+    /// the levels).
     pub(crate) flat: bool,
 }
 

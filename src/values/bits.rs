@@ -83,20 +83,25 @@ impl NativeValues<'_> {
                 }
                 w += 64;
             } else {
-                for j in 0..64 {
-                    dst[w] = ((v >> j) & 1) as u8;
-                    w += ((m >> j) & 1) as usize;
-                }
+                w = compact_word(dst, w, (v, m), 64);
             }
         }
-        let (v, m) = (values.remainder_bits(), valid.remainder_bits());
-        for j in 0..values.remainder_len() {
-            dst[w] = ((v >> j) & 1) as u8;
-            w += ((m >> j) & 1) as usize;
-        }
+        let rest = (values.remainder_bits(), valid.remainder_bits());
+        w = compact_word(dst, w, rest, values.remainder_len());
         debug_assert_eq!(w, count);
         out.truncate(base + w);
     }
+}
+
+/// Writes the first `n` bits of `v` as bytes from `dst[w]`, advancing past
+/// those whose bit in `m` is set (the valid ones); returns the new `w`.
+#[inline(always)]
+fn compact_word(dst: &mut [u8], mut w: usize, (v, m): (u64, u64), n: usize) -> usize {
+    for j in 0..n {
+        dst[w] = ((v >> j) & 1) as u8;
+        w += ((m >> j) & 1) as usize;
+    }
+    w
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, DictionaryArray};
 use arrow_buffer::Buffer;
+use arrow_buffer::bit_chunk_iterator::BitChunks;
 use arrow_schema::DataType;
 use parquet::errors::{ParquetError, Result};
 
@@ -304,24 +305,76 @@ impl<'a> DictionaryKeys<'a> {
         values: usize,
         out: &mut Vec<u32>,
     ) -> Result<()> {
+        // Written into a slice by position, every key checked without a
+        // branch (`ok` folds the checks); the first bad position is looked
+        // for again only when there is one. (Pushing to `out` kept its
+        // length in memory: a store and a capacity check per key; walking
+        // the set bits of a validity bitmap cost a bit scan per key.)
+        let limit = values.min(u32::MAX as usize) as u64;
+        let base = out.len();
         macro_rules! each {
             ($keys:expr) => {{
                 let keys = $keys;
-                let mut bad = None;
-                out.reserve(picks.count());
-                picks.for_each(
-                    #[inline(always)]
-                    |i| {
-                        let k = keys[i];
-                        match u32::try_from(k) {
-                            Ok(k) if (k as usize) < values => out.push(k),
-                            _ => {
-                                bad.get_or_insert(i);
-                                out.push(0);
+                let ok = match *picks {
+                    Picks::Bitmap {
+                        bits,
+                        bit_offset,
+                        offset,
+                        len,
+                        count,
+                    } if count != len => {
+                        // 64 positions at a time: every key is written and
+                        // the write position advances by its validity bit
+                        // (a null's key may be anything: not checked).
+                        out.resize(base + count + 64, 0);
+                        let dst = &mut out[base..];
+                        let (mut w, mut ok) = (0, true);
+                        let words = BitChunks::new(bits, bit_offset, len);
+                        let mut put = |at: usize, m: u64, n: usize| {
+                            for j in 0..n {
+                                let k = keys[at + j] as i64 as u64;
+                                let valid = (m >> j) & 1;
+                                let fits = k < limit;
+                                ok &= fits | (valid == 0);
+                                dst[w] = if fits { k as u32 } else { 0 };
+                                w += valid as usize;
                             }
+                        };
+                        let mut at = offset;
+                        for m in words.iter() {
+                            put(at, m, 64);
+                            at += 64;
                         }
-                    },
-                );
+                        put(at, words.remainder_bits(), words.remainder_len());
+                        debug_assert_eq!(w, count);
+                        out.truncate(base + count);
+                        ok
+                    }
+                    _ => {
+                        out.resize(base + picks.count(), 0);
+                        let dst = &mut out[base..];
+                        let (mut w, mut ok) = (0, true);
+                        picks.for_each(
+                            #[inline(always)]
+                            |i| {
+                                let k = keys[i] as i64 as u64;
+                                let fits = k < limit;
+                                ok &= fits;
+                                dst[w] = if fits { k as u32 } else { 0 };
+                                w += 1;
+                            },
+                        );
+                        ok
+                    }
+                };
+                let mut bad = None;
+                if !ok {
+                    picks.for_each(|i| {
+                        if bad.is_none() && keys[i] as i64 as u64 >= limit {
+                            bad = Some(i);
+                        }
+                    });
+                }
                 bad
             }};
         }

@@ -344,7 +344,9 @@ impl ByteDictionary {
 /// write: a later write brings another Arrow dictionary.
 #[derive(Debug, Default)]
 pub(crate) struct KeyRemap {
-    map: Vec<u32>,
+    /// Per Arrow key: the dictionary key it maps to ([`UNMAPPED`] until its
+    /// first use) and its value's length, loaded together.
+    map: Vec<(u32, u32)>,
 }
 
 const UNMAPPED: u32 = u32::MAX;
@@ -353,40 +355,57 @@ impl KeyRemap {
     /// Forgets every mapping, for an Arrow dictionary of `len` values.
     pub(crate) fn reset(&mut self, len: usize) {
         self.map.clear();
-        self.map.resize(len, UNMAPPED);
+        self.map.resize(len, (UNMAPPED, 0));
     }
 
     /// Bytes held.
     pub(crate) fn memory_size(&self) -> usize {
-        self.map.capacity() * 4
+        self.map.capacity() * 8
     }
 
     /// Maps `keys` (Arrow keys into `values`) in place to keys of `dict`,
     /// interning each Arrow value the first time it is used, and buffers
-    /// them as the page's indices.
+    /// them as the page's indices; returns the total length of the values.
     pub(crate) fn put(
         &mut self,
         dict: &mut ByteDictionary,
         values: &ByteValues<'_>,
         keys: &mut [u32],
-    ) {
+    ) -> usize {
         if keys.is_empty() {
-            return;
+            return 0;
         }
         if dict.slots.is_empty() {
             dict.first_table(keys.len());
         }
+        // `bytes` stays in a register: `map_new` returns the length rather
+        // than adding to it through a reference.
+        let mut bytes = 0;
         for k in keys.iter_mut() {
-            let mapped = self.map[*k as usize];
-            *k = if mapped != UNMAPPED {
-                mapped
-            } else {
-                let key = dict.intern(values.value(*k as usize));
-                self.map[*k as usize] = key;
-                key
-            };
+            let (mut mapped, mut len) = self.map[*k as usize];
+            if mapped == UNMAPPED {
+                (mapped, len) = self.map_new(dict, values, *k as usize);
+            }
+            bytes += len as usize;
+            *k = mapped;
         }
         dict.push_indices(keys);
+        bytes
+    }
+
+    /// The first use of Arrow key `k`: interns its value.
+    #[cold]
+    #[inline(never)]
+    fn map_new(
+        &mut self,
+        dict: &mut ByteDictionary,
+        values: &ByteValues<'_>,
+        k: usize,
+    ) -> (u32, u32) {
+        let value = values.value(k);
+        let mapped = (dict.intern(value), value.len() as u32);
+        self.map[k] = mapped;
+        mapped
     }
 }
 

@@ -124,23 +124,28 @@ impl ByteEncoder {
             }
         };
         self.num_values += picks.count();
-        self.variable_length_bytes += picked_bytes(values, &picks) as i64;
         if let Some(dict) = &mut self.dictionary {
             let before = dict.buffered();
-            match src.keys {
+            let bytes = match src.keys {
+                // The remap knows each value's length.
                 Some(_) => {
                     if std::mem::take(&mut self.remap_stale) {
                         self.remap.reset(values.len());
                     }
-                    self.remap.put(dict, values, keys);
+                    self.remap.put(dict, values, keys)
                 }
-                None => dict.put(values, &picks),
-            }
+                None => {
+                    dict.put(values, &picks);
+                    picked_bytes(values, &picks)
+                }
+            };
+            self.variable_length_bytes += bytes as i64;
             if self.statistics {
                 self.page_keys.observe(dict, &dict.indices()[before..]);
             }
             return Ok(());
         }
+        self.variable_length_bytes += picked_bytes(values, &picks) as i64;
         if self.statistics
             && let Some((lo, hi)) = min_max_positions(values, &picks)
         {

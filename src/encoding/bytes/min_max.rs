@@ -79,6 +79,19 @@ fn min_max_with<'a>(values: impl ValueAt<'a>, picks: &Picks<'_>) -> Option<(usiz
     best.map(|(lo, _, hi, _)| (lo, hi))
 }
 
+/// `a < b` as unsigned bytes, decided by the first eight bytes of each as
+/// one big-endian word where those differ (no call to compare slices).
+#[inline]
+fn less(a: &[u8], b: &[u8]) -> bool {
+    if let (Some(x), Some(y)) = (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+        let (x, y) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
+        if x != y {
+            return x < y;
+        }
+    }
+    a < b
+}
+
 /// Which dictionary entries the current data page uses, for its min/max.
 #[derive(Debug, Default)]
 pub(crate) struct PageKeys {
@@ -112,9 +125,9 @@ impl PageKeys {
         let v = dict.entry(k);
         match (self.min, self.max) {
             (Some(lo), Some(hi)) => {
-                if v < dict.entry(lo) {
+                if less(v, dict.entry(lo)) {
                     self.min = Some(k);
-                } else if v > dict.entry(hi) {
+                } else if less(dict.entry(hi), v) {
                     self.max = Some(k);
                 }
             }

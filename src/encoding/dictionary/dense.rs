@@ -16,6 +16,7 @@
 //! fall back to the hash table rather than rebuilding it every mini-batch.
 
 use super::Dictionary;
+use super::table::entries_target;
 use crate::cpu::with_avx2;
 
 /// The largest window of a dictionary whose expected count is unknown, in
@@ -129,17 +130,18 @@ impl Dictionary {
     #[cold]
     fn make_window<const W: usize>(&mut self, lo: i64, hi: i64, n: usize) -> bool {
         let (mut from, mut to) = (lo as i128, hi as i128);
+        let max_window = self.max_window();
         let had = !self.dense.keys.is_empty();
         if had {
             let base = self.dense.base as i128;
             let end = base + self.dense.keys.len() as i128 - 1;
-            if to.max(end) - from.min(base) < self.max_window() as i128 {
+            if to.max(end) - from.min(base) < max_window as i128 {
                 (from, to) = (from.min(base), to.max(end));
             }
         }
         let span = to - from + 1;
         let allowed = (self.len.saturating_add(n).saturating_mul(SLOTS_PER_VALUE))
-            .clamp(MIN_SLOTS, self.max_window()) as i128;
+            .clamp(MIN_SLOTS, max_window) as i128;
         if span > allowed {
             return false;
         }
@@ -215,12 +217,8 @@ fn insert<const W: usize>(
     let key = *len as u32;
     keys[at] = key + 1;
     if values.capacity() - values.len() < W {
-        // Twice as many entries, or up to the expected count.
-        let mut target = (*len * 2).max(64);
-        if expected > *len {
-            target = target.min(expected);
-        }
-        values.reserve_exact((target - *len).max(1) * W);
+        let more = entries_target(*len, expected) - *len;
+        values.reserve_exact(more.saturating_mul(W));
     }
     values.extend_from_slice(value);
     *len += 1;

@@ -11,6 +11,7 @@
 
 use super::Dictionary;
 use super::dense::int;
+use super::table::entries_target;
 use crate::cpu::with_avx2;
 
 /// The greatest entry of a dictionary of 4- or 8-byte values, as a signed
@@ -95,11 +96,7 @@ impl Dictionary {
         if self.values.capacity() - self.values.len() >= bytes {
             return;
         }
-        let mut target = (self.len * 2).max(64).saturating_mul(self.width);
-        if self.expected > self.len {
-            // The expected count may be near `usize::MAX` (no page limit).
-            target = target.min(self.expected.saturating_mul(self.width));
-        }
+        let target = entries_target(self.len, self.expected).saturating_mul(self.width);
         let more = target.saturating_sub(self.values.len()).max(bytes);
         self.values.reserve_exact(more);
     }

@@ -49,11 +49,7 @@ impl Dictionary {
     /// together): twice as many, or up to the expected count.
     #[cold]
     pub(super) fn reserve_entries(&mut self) {
-        let mut target = (self.len * 2).max(64);
-        if self.expected > self.len {
-            target = target.min(self.expected);
-        }
-        self.reserve_more(target - self.len);
+        self.reserve_more(entries_target(self.len, self.expected) - self.len);
     }
 
     /// Room for `more` entries beyond `len` in the hashes and the value
@@ -176,3 +172,15 @@ const FIRST_ENTRIES: usize = 1024;
 /// the first few mini-batches of a column of a few thousand distinct
 /// values are all new too.
 const JUMP_EVIDENCE: usize = 4 * FIRST_ENTRIES;
+
+/// How many entries the dictionary's stores should have room for once
+/// `len` fill them: twice as many (at least 64), but no more than the
+/// `expected` count where that is larger than `len` (it may be near
+/// `usize::MAX`: no page limit, so saturating). Always above `len`.
+pub(super) fn entries_target(len: usize, expected: usize) -> usize {
+    let doubled = len.saturating_mul(2).max(64);
+    match expected > len {
+        true => doubled.min(expected),
+        false => doubled,
+    }
+}

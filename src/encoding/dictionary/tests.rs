@@ -369,3 +369,20 @@ fn rising_values_with_an_unbounded_expected_count() {
         assert_eq!(dict.len(), 3_000);
     }
 }
+
+/// The one growth rule of the value store, the hashes and the window's
+/// entries: doubling, at least 64, capped by the expected count, never
+/// overflowing.
+#[test]
+fn entries_grow_to_twice_or_the_expected_count() {
+    use super::table::entries_target;
+    assert_eq!(entries_target(0, usize::MAX), 64);
+    assert_eq!(entries_target(100, 150), 150);
+    assert_eq!(entries_target(100, 50), 200);
+    assert_eq!(entries_target(100, 100), 200);
+    assert_eq!(entries_target(usize::MAX / 2 + 1, usize::MAX), usize::MAX);
+    assert_eq!(entries_target(usize::MAX - 1, 0), usize::MAX);
+    for (len, expected) in [(0, 0), (63, 64), (1 << 20, 1 << 21), (7, usize::MAX)] {
+        assert!(entries_target(len, expected) > len);
+    }
+}
