@@ -24,7 +24,7 @@ use bytes::Bytes;
 use common::*;
 use parquet::arrow::ArrowWriter as UpstreamWriter;
 use parquet::basic::{ColumnOrder, Encoding, PageType, SortOrder, Type as PhysicalType};
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::serialized_reader::ReadOptionsBuilder;
@@ -37,19 +37,6 @@ const V59: bool = cfg!(feature = "parquet-59");
 const V58: bool = cfg!(feature = "parquet-58");
 /// 58 and 59 behave alike in D1–D5 and D13–D15.
 const BEFORE_60: bool = V59 || V58;
-
-/// parquet's file, after checking that parquet_flba writes the same bytes
-/// and that every FLBA and decimal leaf is on the fast path (except where
-/// the release itself sends it to parquet: D13, D14, D16).
-fn both(name: &str, schema: &SchemaRef, batches: &[RecordBatch], props: WriterProperties) -> Bytes {
-    assert_kinds_fast(name, schema, &props);
-    assert_identical(name, schema.clone(), batches, props.clone());
-    let mut up = UpstreamWriter::try_new(Vec::new(), schema.clone(), Some(props)).unwrap();
-    for b in batches {
-        up.write(b).unwrap();
-    }
-    Bytes::from(up.into_inner().unwrap())
-}
 
 /// One batch written by parquet and by parquet_flba, default properties:
 /// each file, or its error.
@@ -69,13 +56,6 @@ fn write_one(
         w.into_inner()
     });
     (up, ours)
-}
-
-fn metadata(file: &Bytes) -> ParquetMetaData {
-    ParquetMetaDataReader::new()
-        .with_page_index_policy(PageIndexPolicy::Optional)
-        .parse_and_finish(file)
-        .unwrap()
 }
 
 fn column0(md: &ParquetMetaData) -> &parquet::file::metadata::ColumnChunkMetaData {

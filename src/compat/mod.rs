@@ -38,6 +38,9 @@ pub(crate) use v58::*;
 
 pub(crate) mod codecs;
 
+#[cfg(not(feature = "parquet-60"))]
+mod before_60_2;
+
 #[cfg(not(feature = "parquet-58"))]
 mod page_stores;
 #[cfg(feature = "parquet-58")]

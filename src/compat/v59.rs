@@ -20,21 +20,8 @@ use parquet::schema::types::{ColumnDescriptor, ColumnPath};
 /// filters on encrypted columns, which this crate gets from parquet itself.
 pub(crate) const VERIFIED_RELEASES: &[&str] = &["59.3.2", "59.3.3"];
 
-/// D27-D31 (rules of 60.2): RLE always listed among a chunk's encodings;
-/// a null page has as many nulls as rows; a byte limit on row groups does
-/// not write a first row alone; level windows are not capped by values;
-/// empty pages are written.
-pub(crate) const RLE_LISTED_ONLY_WITH_LEVELS: bool = false;
-/// D28 (see above).
-pub(crate) const NULL_PAGE_BY_LEVELS: bool = false;
-/// D29 (see above).
-pub(crate) const ROW_GROUP_BYTES_FIRST_ROW_ALONE: bool = false;
-/// D30 (see above).
-pub(crate) const LEVEL_WINDOWS_CAPPED_BY_VALUES: bool = false;
-/// D31 (see above).
-pub(crate) const EMPTY_PAGES_SKIPPED: bool = false;
-/// D32 (rule of 60.2): only the schema converter refuses nullable map keys.
-pub(crate) const MAP_KEYS_CHECKED_FIRST: bool = false;
+/// D27-D32: the rules 60.2 changed, as every release before it has them.
+pub(crate) use super::before_60_2::*;
 
 /// D25: the byte-array writer takes dictionaries of `Utf8View` and
 /// `BinaryView` (59 and 58 panic on one: `arrow_writer/byte_array.rs`'s

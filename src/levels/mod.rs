@@ -29,6 +29,8 @@
 mod bits;
 mod expand;
 mod shape;
+
+pub(crate) use shape::unwrap_type;
 mod store;
 
 #[cfg(test)]

@@ -187,7 +187,7 @@ impl Walk<'_> {
 
 /// The type under dictionary and run-end-encoding wrappers, and whether a
 /// run-end-encoded wrapper declares its values nullable.
-fn unwrap_type(mut data_type: &DataType) -> (&DataType, bool) {
+pub(crate) fn unwrap_type(mut data_type: &DataType) -> (&DataType, bool) {
     let mut nullable = false;
     loop {
         data_type = match data_type {

@@ -4,6 +4,7 @@
 //! looked through. Before 60.2 only the schema converter applied the rule,
 //! so an explicit Parquet schema skipped it.
 
+use crate::levels::unwrap_type;
 use arrow_schema::{DataType, Field};
 use parquet::errors::{ParquetError, Result};
 
@@ -45,18 +46,7 @@ pub(crate) fn check_map_keys(data_type: &DataType) -> Result<()> {
 /// Whether a map key field admits a null: itself, or the values of a
 /// run-end-encoded layer on the way down to its values.
 fn key_may_be_null(key: &Field) -> bool {
-    let mut nullable = key.is_nullable();
-    let mut data_type = key.data_type();
-    loop {
-        match data_type {
-            DataType::Dictionary(_, value) => data_type = value,
-            DataType::RunEndEncoded(_, values) => {
-                nullable |= values.is_nullable();
-                data_type = values.data_type();
-            }
-            _ => return nullable,
-        }
-    }
+    key.is_nullable() || unwrap_type(key.data_type()).1
 }
 
 fn arrow_error(message: &str) -> ParquetError {

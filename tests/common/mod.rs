@@ -1244,6 +1244,33 @@ pub fn assert_kinds_fast(label: &str, schema: &SchemaRef, props: &WriterProperti
     }
 }
 
+/// parquet's file of `batches`, after checking that parquet_flba writes the
+/// same bytes and that every leaf it can write is on the fast path (except
+/// where the release itself sends it to parquet: [`assert_kinds_fast`]).
+pub fn both(
+    name: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    props: WriterProperties,
+) -> bytes::Bytes {
+    assert_kinds_fast(name, schema, &props);
+    assert_identical(name, schema.clone(), batches, props.clone());
+    let mut up =
+        parquet::arrow::ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props)).unwrap();
+    for b in batches {
+        up.write(b).unwrap();
+    }
+    bytes::Bytes::from(up.into_inner().unwrap())
+}
+
+/// The footer of `file`, with its page indexes where it has them.
+pub fn metadata(file: &bytes::Bytes) -> parquet::file::metadata::ParquetMetaData {
+    parquet::file::metadata::ParquetMetaDataReader::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Optional)
+        .parse_and_finish(file)
+        .unwrap()
+}
+
 /// Panicking form of [`check_identical`] for the given properties.
 pub fn assert_identical(
     name: &str,

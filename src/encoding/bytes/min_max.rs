@@ -79,17 +79,11 @@ fn min_max_with<'a>(values: impl ValueAt<'a>, picks: &Picks<'_>) -> Option<(usiz
     best.map(|(lo, _, hi, _)| (lo, hi))
 }
 
-/// `a < b` as unsigned bytes, decided by the first eight bytes of each as
-/// one big-endian word where those differ (no call to compare slices).
+/// `a < b` as unsigned bytes, by their prefix keys first (no call to
+/// compare slices where those differ).
 #[inline]
 fn less(a: &[u8], b: &[u8]) -> bool {
-    if let (Some(x), Some(y)) = (a.first_chunk::<8>(), b.first_chunk::<8>()) {
-        let (x, y) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
-        if x != y {
-            return x < y;
-        }
-    }
-    a < b
+    Keyed::new(a).lt(&Keyed::new(b))
 }
 
 /// Which dictionary entries the current data page uses, for its min/max.
