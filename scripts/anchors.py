@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pyarrow, polars and DuckDB writing the anchor shapes to Parquet, in value MiB/s.
+"""pyarrow, polars and DuckDB writing the anchor shapes and whole tables to Parquet, in value MiB/s.
 
 The anchor shapes are those of `cargo run --release --example anchors` (see
 `ANCHOR_SHAPES` in benches/workloads/mod.rs): the same column types,
@@ -9,20 +9,45 @@ and thread count, every tool writes the whole table `--reps` times after one
 warm-up write, into memory (pyarrow, polars) or a file in a RAM-backed
 temporary directory where there is one (DuckDB writes to a path).
 
+The whole tables (`TABLE_SHAPES`, picked with `--shapes`) are those of
+benches/workloads/tables.rs, made the same way: `mixed4`, `prims`, each
+fixed-width type alone, and the string and binary tables: `strs_low` (Utf8
+of 5 four-byte symbols), `strs_high` (Utf8, random printable ASCII of 8 to
+40 bytes), `views_high` (the values of `strs_high` as Utf8View),
+`binary_high` (Binary, 8 to 40 random bytes) and `dict_utf8`
+(Dictionary(Int32, Utf8), 10% nulls, in 64 chunks, as the 64 batches of
+tables.rs, each with the same dictionary of 1,000 strings of 8 to 24
+bytes). Run them with `--rows 2097152` to match
+`cargo bench --bench write -- tables/`; the example has no whole tables,
+so `--rust` adds no rows for them.
+
 What is reported: value MiB/s = the non-null value bytes of the columns the
 tool wrote, at their Parquet width (16 for Decimal128(38,_) and
-FixedSizeBinary(16), 32 for Decimal256(76,_)) ÷ the median time. On one
-thread the time is the process's CPU time (as the Rust example measures
-it); on more threads it is wall time. A `*` marks a cell during which other
-processes used more than a tenth of a core (Linux only): treat it as
-pessimistic.
+FixedSizeBinary(16), 32 for Decimal256(76,_), 1/8 for Boolean) or, for
+strings and binaries, the sum of the non-null values' byte lengths (of
+`dict_utf8`, the lengths of the values its keys point to, not of the
+dictionary), as `value_bytes` in benches/workloads/mod.rs counts them,
+÷ the median time. On one thread the time is the process's CPU time (as
+the Rust example measures it); on more threads it is wall time. A `*`
+marks a cell during which other processes used more than a tenth of a core
+(Linux only): treat it as pessimistic.
 
 What each tool can write: polars has no Decimal256 and writes
 FixedSizeBinary as BYTE_ARRAY; DuckDB has no DECIMAL(76) and turns
 FixedSizeBinary into BLOB, so it writes the Decimal128 columns and the
-UUIDs (as its UUID type) only. A configuration a tool has no option for is
-"–"; pyarrow encodes one file on one thread, so its cells for more threads
-are "–" too.
+UUIDs (as its UUID type) only. Every tool writes the string and binary
+columns as BYTE_ARRAY (String for strings, no logical type for Binary),
+each from its own types: pyarrow writes the Arrow arrays as they are
+(Utf8View included, and the dictionary of `dict_utf8` as given); polars
+turns Utf8 and Utf8View into its String, Binary into its Binary and
+`dict_utf8` into Categorical (`pl.from_arrow`'s default; written
+dictionary-encoded); DuckDB reads Utf8, Utf8View and the dictionary alike
+as VARCHAR and Binary as BLOB. Each tool picks its own encodings (polars
+and DuckDB write `strs_high`, `views_high` and `binary_high` PLAIN with no
+dictionary page, pyarrow starts a dictionary and falls back to PLAIN):
+this compares speed only. A configuration a tool has no option for is "–";
+pyarrow encodes one file on one thread, so its cells for more threads are
+"–" too.
 
 Usage (Python 3.9+, `pip install pyarrow polars duckdb`):
 
@@ -48,9 +73,14 @@ import time
 
 ROWS = 1 << 20
 SHAPES = ["decimal_n75", "decimal_n0", "decimal_req", "fsb_n90", "fsb_n0", "uuid", "dec128_lowcard"]
-# Whole tables and each fixed-width type alone (benches/workloads/tables.rs;
-# run them with --rows 2097152 to match `cargo bench --bench write -- tables/`).
-TABLE_SHAPES = ["mixed4", "prims", "int32", "int64", "uint64", "float64_nan", "timestamp", "date32", "boolean"]
+# Whole tables, each fixed-width type alone and the string / binary tables
+# (benches/workloads/tables.rs; run them with --rows 2097152 to match
+# `cargo bench --bench write -- tables/`).
+TABLE_SHAPES = ["mixed4", "prims", "int32", "int64", "uint64", "float64_nan", "timestamp", "date32", "boolean",
+                "strs_low", "strs_high", "views_high", "binary_high", "dict_utf8"]
+# tables.rs builds a table in 64 batches; dict_utf8 is made of as many
+# chunks, each with the same dictionary (the other tables are one chunk).
+TABLE_BATCHES = 64
 CONFIGS = ["default", "bloom_filter", "parquet_2", "zstd", "zstd_parquet_2", "cdc"]
 TOOLS = ["pyarrow", "polars", "duckdb"]
 MIB = float(1 << 20)
@@ -61,11 +91,18 @@ MIB = float(1 << 20)
 # --------------------------------------------------------------------------
 
 def make_table(shape, rows):
-    """Returns (pyarrow Table, {column name: (Parquet width, non-null count)})."""
+    """Returns (pyarrow Table, {column name: value bytes}).
+
+    A column's value bytes are its non-null values' bytes at their Parquet
+    width, or for strings and binaries the sum of their byte lengths.
+    """
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    gen = np.random.default_rng(20261203 + (SHAPES + TABLE_SHAPES).index(shape))
+    # views_high has the values of strs_high (as in tables.rs): the same seed.
+    seeded = "strs_high" if shape == "views_high" else shape
+    gen = np.random.default_rng(20261203 + (SHAPES + TABLE_SHAPES).index(seeded))
 
     def nulls(density):
         # A validity bitmap with each row null with probability `density`.
@@ -81,13 +118,37 @@ def make_table(shape, rows):
         raw[:, -1] >>= spare_bits  # arithmetic: the sign stays
         return raw
 
-    fields, arrays, widths = [], [], {}
+    fields, arrays, value_bytes = [], [], {}
 
     def add(name, typ, nullable, data, density, width):
         bitmap, valid = nulls(density)
         arrays.append(pa.Array.from_buffers(typ, rows, [bitmap, pa.py_buffer(data)], null_count=rows - valid))
         fields.append(pa.field(name, typ, nullable=nullable))
-        widths[name] = (width, valid)
+        value_bytes[name] = width * valid
+
+    def add_array(name, array, nbytes):
+        # A column built whole (nullable, as every column of tables.rs).
+        arrays.append(array)
+        fields.append(pa.field(name, array.type))
+        value_bytes[name] = nbytes
+
+    def symbols():
+        # Five four-byte symbols.
+        return pa.array(["AAPL", "MSFT", "NVDA", "AMZN", "META"]).take(pa.array(gen.integers(0, 5, size=rows)))
+
+    def byte_arrays(g, n, shortest, longest, ascii):
+        # `n` values of `shortest..=longest` bytes: printable ASCII (' '..='~')
+        # or any byte; a Utf8 / Binary array of them and their value bytes.
+        lengths = g.integers(shortest, longest + 1, size=n)
+        offsets = np.zeros(n + 1, dtype="<i8")
+        np.cumsum(lengths, out=offsets[1:])
+        total = int(offsets[-1])
+        if total >= 1 << 31:
+            raise SystemExit(f"{shape}: {total:,} value bytes do not fit 32-bit offsets; use fewer --rows")
+        data = g.integers(0x20, 0x7F, size=total, dtype=np.uint8) if ascii else g.bytes(total)
+        typ = pa.string() if ascii else pa.binary()
+        buffers = [None, pa.py_buffer(offsets.astype("<i4")), pa.py_buffer(data)]
+        return pa.Array.from_buffers(typ, n, buffers), total
 
     if shape.startswith("decimal_"):
         density = {"decimal_n75": 0.75, "decimal_n0": 0.0, "decimal_req": 0.0}[shape]
@@ -133,10 +194,7 @@ def make_table(shape, rows):
             low = gen.integers(1, 100_000_000, size=rows, dtype=np.int64)
             column("price", pa.decimal128(38, 4), np.stack([low, low >> 63], axis=1), 16, 0.1)
             column("qty", pa.int64(), gen.integers(0, 10_000, size=rows, dtype="<i8"), 8)
-            symbols = pa.array(["AAPL", "MSFT", "NVDA", "AMZN", "META"])
-            arrays.append(symbols.take(pa.array(gen.integers(0, 5, size=rows))))
-            fields.append(pa.field("sym", pa.string()))
-            widths["sym"] = (4, rows)
+            add_array("sym", symbols(), 4 * rows)
         elif shape == "prims":
             column("ts", pa.timestamp("ns", tz="UTC"), timestamps(), 8)
             column("id", pa.int64(), gen.integers(0, 10_000, size=rows, dtype="<i8"), 8)
@@ -155,15 +213,35 @@ def make_table(shape, rows):
             column("ts", pa.timestamp("ns", tz="UTC"), timestamps(), 8)
         elif shape == "date32":
             column("date32", pa.date32(), dates(), 4)
-        else:  # boolean, 10% nulls
+        elif shape == "boolean":  # 10% nulls
             bits = np.packbits(gen.random(rows) < 0.5, bitorder="little")
             bitmap, valid = nulls(0.1)
             arrays.append(pa.Array.from_buffers(pa.bool_(), rows, [bitmap, pa.py_buffer(bits)], null_count=rows - valid))
             fields.append(pa.field("flag", pa.bool_()))
-            widths["flag"] = (0.125, valid)
+            value_bytes["flag"] = valid / 8
+        elif shape == "strs_low":
+            add_array("sym", symbols(), 4 * rows)
+        elif shape in ("strs_high", "views_high"):
+            strings, nbytes = byte_arrays(gen, rows, 8, 40, ascii=True)
+            add_array("s", strings if shape == "strs_high" else strings.cast(pa.string_view()), nbytes)
+        elif shape == "binary_high":
+            add_array("b", *byte_arrays(gen, rows, 8, 40, ascii=False))
+        else:  # dict_utf8
+            # Int32 keys into 1,000 strings (from a generator of their own),
+            # 10% of them null; TABLE_BATCHES chunks sharing the dictionary.
+            dictionary, _ = byte_arrays(np.random.default_rng(1000), 1000, 8, 24, ascii=True)
+            lengths = pc.binary_length(dictionary).to_numpy()
+            keys = gen.integers(0, 1000, size=rows, dtype="<i4")
+            bitmap, valid = nulls(0.1)
+            mask = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), count=rows, bitorder="little").astype(bool)
+            nbytes = int(lengths[keys[mask]].sum())  # the lengths of the values the keys point to
+            keys = pa.Array.from_buffers(pa.int32(), rows, [bitmap, pa.py_buffer(keys)], null_count=rows - valid)
+            whole = pa.DictionaryArray.from_arrays(keys, dictionary)
+            per = -(-rows // TABLE_BATCHES)
+            add_array("d", pa.chunked_array([whole.slice(s, per) for s in range(0, rows, per)]), nbytes)
     else:
         raise SystemExit(f"unknown shape {shape!r}; known: {', '.join(SHAPES + TABLE_SHAPES)}")
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields)), widths
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields)), value_bytes
 
 
 # --------------------------------------------------------------------------
@@ -311,7 +389,7 @@ def worker(args):
     folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         for shape in args.shapes:
-            table, widths = make_table(shape, args.rows)
+            table, value_bytes = make_table(shape, args.rows)
             for tool in args.tools:
                 if tool == "pyarrow":
                     writes, cols = pyarrow_writers(table, threads)
@@ -319,7 +397,7 @@ def worker(args):
                     writes, cols = polars_writers(table, threads)
                 else:
                     writes, cols = duckdb_writers(table, threads, tmp, shape)
-                value_mib = sum(widths[c][0] * widths[c][1] for c in cols) / MIB
+                value_mib = sum(value_bytes[c] for c in cols) / MIB
                 for config in args.configs:
                     cell = dict(shape=shape, config=config, tool=tool, threads=threads)
                     if writes.get(config) is not None:
@@ -357,7 +435,8 @@ def main():
     ap.add_argument("--rows", type=int, default=ROWS)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--threads", default="1", help="thread counts, e.g. 1,2")
-    ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--shapes", default=",".join(SHAPES),
+                    help=f"default: the anchor shapes; the whole tables: {', '.join(TABLE_SHAPES)}")
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--rust", help="the output of `cargo run --release --example anchors`")
