@@ -187,8 +187,11 @@ fn bad_input_generated_inputs() {
 /// mixed table (an FLBA leaf next to an Int64/Utf8 one: the hybrid writer
 /// that splices an inner parquet writer's chunks and writes the footer
 /// itself), a page store (in memory or spilling), a memory listener, several
-/// threads and the column-level API. CDC and mixed-table CDC must each be at least a
-/// quarter of the inputs, the others at least a tenth.
+/// threads and the column-level API. Each must be at least the share listed
+/// below: over seeds 1 to 40 (`PARQUET_FLBA_FUZZ_SEED`), every share's
+/// floor is more than four standard deviations under its mean (mixed-table
+/// CDC averaged 93 of 300, at least 67; the column-level API 42, at least
+/// 21), so that another seed does not fail it by chance.
 #[test]
 fn generated_inputs_reach_every_path() {
     for name in ["differential", "roundtrip"] {
@@ -229,12 +232,12 @@ fn generated_inputs_reach_every_path() {
         );
         for (what, count, min_share) in [
             ("CDC", cdc, 4),
-            ("mixed-table CDC", mixed_cdc, 4),
+            ("mixed-table CDC", mixed_cdc, 8),
             ("a page store", page_store, 10),
             ("a spilling page store", spill, 10),
             ("a memory listener", listener, 10),
             ("several threads", threads, 10),
-            ("the column-level API", columns, 10),
+            ("the column-level API", columns, 20),
             ("a fixed-width primitive other than Int64", primitives, 10),
         ] {
             if what.contains("page store") && !harness::release::PAGE_STORES {
