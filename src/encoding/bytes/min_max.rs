@@ -91,8 +91,12 @@ fn less(a: &[u8], b: &[u8]) -> bool {
 pub(crate) struct PageKeys {
     /// One flag per dictionary entry: used on this page.
     seen: Vec<bool>,
-    /// The flagged entries, to clear them at the end of the page.
+    /// The flagged entries (the first `count`), to fold into the min/max
+    /// and to clear at the end of the page; one slot longer than the
+    /// dictionary, so that every key can be stored before it is known to
+    /// be new.
     used: Vec<u32>,
+    count: usize,
     /// The smallest and largest entry used so far.
     min: Option<u32>,
     max: Option<u32>,
@@ -100,17 +104,29 @@ pub(crate) struct PageKeys {
 
 impl PageKeys {
     /// Takes in the page's new indices `keys` of `dict`.
+    ///
+    /// Each key is stored at the end of the used ones and counted only if
+    /// its flag was down: no branch on whether it is new (early in a page
+    /// of a large dictionary, that branch went either way at random). The
+    /// new entries are then folded into the min/max in a second loop.
     pub(crate) fn observe(&mut self, dict: &ByteDictionary, keys: &[u32]) {
         if self.seen.len() < dict.len() {
             self.seen.resize(dict.len().next_power_of_two(), false);
         }
+        if self.used.len() <= dict.len() {
+            self.used.resize(dict.len() + 1, 0);
+        }
+        let start = self.count;
+        let mut count = start;
         for &k in keys {
             let flag = &mut self.seen[k as usize];
-            if !*flag {
-                *flag = true;
-                self.used.push(k);
-                self.fold(dict, k);
-            }
+            self.used[count] = k;
+            count += usize::from(!*flag);
+            *flag = true;
+        }
+        self.count = count;
+        for i in start..count {
+            self.fold(dict, self.used[i]);
         }
     }
 
@@ -139,10 +155,10 @@ impl PageKeys {
 
     /// Ends the page: no entry is used.
     pub(crate) fn clear(&mut self) {
-        for &k in &self.used {
+        for &k in &self.used[..self.count] {
             self.seen[k as usize] = false;
         }
-        self.used.clear();
+        self.count = 0;
         self.min = None;
         self.max = None;
     }
