@@ -150,7 +150,7 @@ impl<'a> ByteValues<'a> {
                 (offsets[end] as u32).wrapping_sub(offsets[start] as u32) as usize
             }
             Self::Offsets64 { offsets, .. } => offsets[end].wrapping_sub(offsets[start]) as usize,
-            Self::Views { views, .. } => (start..end).map(|i| view_len(views, i)).sum(),
+            Self::Views { views, .. } => view_lens_sum(&views[start * 16..end * 16]),
         }
     }
 
@@ -192,7 +192,20 @@ impl<'a> ByteValues<'a> {
         if span.is_some_and(|b| b.saturating_add(n.saturating_mul(4)) <= budget) {
             return n;
         }
+        // Positions in a range (the common case) stop at the first value
+        // over the budget; others go through all the picks.
         let mut total = 0usize;
+        if let Some((start, end)) = picks.as_range() {
+            with_layout!(self, v => {
+                for (taken, i) in (start..end).enumerate() {
+                    total = total.saturating_add(v.len_at(i) + 4);
+                    if total > budget {
+                        return taken + 1;
+                    }
+                }
+            });
+            return n;
+        }
         let mut taken = 0;
         let mut over = false;
         with_layout!(self, v => picks.for_each(#[inline(always)] |i| {
@@ -204,6 +217,26 @@ impl<'a> ByteValues<'a> {
         }));
         taken
     }
+}
+
+/// The sum of the lengths in `views` (whole 16-byte views): each length
+/// read at a fixed offset of a fixed-size chunk, eight lanes of partial
+/// sums, so that the loop has no bounds checks and vectorises.
+#[inline]
+fn view_lens_sum(views: &[u8]) -> usize {
+    let (chunks, _) = views.as_chunks::<16>();
+    let mut lanes = [0u64; 8];
+    let (groups, rest) = chunks.as_chunks::<8>();
+    for group in groups {
+        for (lane, view) in lanes.iter_mut().zip(group) {
+            *lane += u64::from(u32::from_le_bytes([view[0], view[1], view[2], view[3]]));
+        }
+    }
+    let tail: u64 = rest
+        .iter()
+        .map(|v| u64::from(u32::from_le_bytes([v[0], v[1], v[2], v[3]])))
+        .sum();
+    (lanes.iter().sum::<u64>() + tail) as usize
 }
 
 /// The length in view `i`.
