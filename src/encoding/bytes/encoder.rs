@@ -9,8 +9,10 @@
 //! the chunk, as for fixed-width values.
 
 use super::dictionary::{ByteDictionary, KeyRemap};
-use super::fallback::{DeltaByteArray, DeltaLengthByteArray, append_plain, picked_bytes};
-use super::min_max::{PageKeys, min_max_positions};
+use super::fallback::{
+    DeltaByteArray, DeltaLengthByteArray, append_plain, append_plain_seen, picked_bytes,
+};
+use super::min_max::{Extremes, PageKeys, min_max_positions};
 use crate::encoding::block::PageBlock;
 use crate::encoding::bloom::BloomFilter;
 use crate::encoding::encoder::{DataPageValues, DictionaryPage, PageBytes};
@@ -145,24 +147,39 @@ impl ByteEncoder {
             }
             return Ok(());
         }
-        self.variable_length_bytes += picked_bytes(values, &picks) as i64;
-        if self.statistics
-            && let Some((lo, hi)) = min_max_positions(values, &picks)
-        {
-            let order = ValueOrder::Unsigned;
-            self.current
-                .update(order, values.value(lo), values.value(hi));
-        }
         if let Some(bloom) = &mut self.bloom {
             bloom.insert_each(picks.iter().map(|i| values.value(i)));
         }
-        match &mut self.fallback {
+        // PLAIN folds the page's min/max in as it copies the values; the
+        // other encodings look at them in a pass of their own.
+        let mut extremes = Extremes::default();
+        let bytes = match &mut self.fallback {
             Fallback::Plain(block) => {
                 let buf = block.get_or_insert_default().buffer();
-                append_plain(buf, values, &picks);
+                match self.statistics {
+                    true => append_plain_seen(buf, values, &picks, |i, v| extremes.fold(i, v)),
+                    false => append_plain(buf, values, &picks),
+                }
             }
-            Fallback::DeltaLength(enc) => enc.put(values, &picks),
-            Fallback::Delta(enc) => enc.put(values, &picks),
+            Fallback::DeltaLength(enc) => {
+                enc.put(values, &picks);
+                picked_bytes(values, &picks)
+            }
+            Fallback::Delta(enc) => {
+                enc.put(values, &picks);
+                picked_bytes(values, &picks)
+            }
+        };
+        self.variable_length_bytes += bytes as i64;
+        let extremes = match (&self.fallback, self.statistics) {
+            (_, false) => None,
+            (Fallback::Plain(_), true) => extremes.positions(),
+            (_, true) => min_max_positions(values, &picks),
+        };
+        if let Some((lo, hi)) = extremes {
+            let order = ValueOrder::Unsigned;
+            self.current
+                .update(order, values.value(lo), values.value(hi));
         }
         Ok(())
     }

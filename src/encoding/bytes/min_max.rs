@@ -55,28 +55,47 @@ pub(crate) fn min_max_positions(
 /// [`min_max_positions`] for values of one layout.
 #[inline(always)]
 fn min_max_with<'a>(values: impl ValueAt<'a>, picks: &Picks<'_>) -> Option<(usize, usize)> {
-    let mut best: Option<(usize, Keyed<'_>, usize, Keyed<'_>)> = None;
+    let mut best = Extremes::default();
     // Inlined into each of `for_each`'s loops (a call per value cost more
     // than the comparison).
     picks.for_each(
         #[inline(always)]
-        |i| {
-            let v = Keyed::new(values.at(i));
-            match &mut best {
-                None => best = Some((i, v, i, v)),
-                Some((lo_at, lo, hi_at, hi)) => {
-                    if v.lt(lo) {
-                        *lo_at = i;
-                        *lo = v;
-                    } else if hi.lt(&v) {
-                        *hi_at = i;
-                        *hi = v;
-                    }
+        |i| best.fold(i, values.at(i)),
+    );
+    best.positions()
+}
+
+/// The smallest and largest values folded in so far, with their positions:
+/// [`min_max_positions`]'s accumulator, also fed by the PLAIN append as it
+/// copies each value (one pass over the values instead of two).
+#[derive(Default)]
+pub(crate) struct Extremes<'a> {
+    best: Option<(usize, Keyed<'a>, usize, Keyed<'a>)>,
+}
+
+impl<'a> Extremes<'a> {
+    /// Takes in `value`, at position `i`.
+    #[inline(always)]
+    pub(crate) fn fold(&mut self, i: usize, value: &'a [u8]) {
+        let v = Keyed::new(value);
+        match &mut self.best {
+            None => self.best = Some((i, v, i, v)),
+            Some((lo_at, lo, hi_at, hi)) => {
+                if v.lt(lo) {
+                    *lo_at = i;
+                    *lo = v;
+                } else if hi.lt(&v) {
+                    *hi_at = i;
+                    *hi = v;
                 }
             }
-        },
-    );
-    best.map(|(lo, _, hi, _)| (lo, hi))
+        }
+    }
+
+    /// The positions of the smallest and the largest value, if any came.
+    pub(crate) fn positions(&self) -> Option<(usize, usize)> {
+        self.best.map(|(lo, _, hi, _)| (lo, hi))
+    }
 }
 
 /// `a < b` as unsigned bytes, by their prefix keys first (no call to
