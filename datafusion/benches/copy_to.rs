@@ -5,8 +5,11 @@
 //! (`copy_to/uncompressed/...`); on the parallel path parquet-flba runs its
 //! threaded engine (the default) and, as `.../parallel/flba-layout`,
 //! DataFusion's layout of one task per column (`parquet_flba.threads = 1`).
+//! `copy_to/whole/...`: every column of the table (with its Int64, two
+//! Utf8, a list and a struct), at DataFusion's defaults.
 //!
-//! `cargo bench --bench copy_to` (inside `datafusion/`).
+//! `cargo bench --bench copy_to` (inside `datafusion/`); 262,144 rows, or
+//! `PARQUET_FLBA_COPY_ROWS` (rounded down to batches of 8,192).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -14,13 +17,19 @@ mod common;
 use criterion::{Criterion, criterion_main};
 
 const SELECT: &str = "SELECT row, id, price, amount, big, small, half FROM t";
+const WHOLE: &str = "SELECT * FROM t";
+const BATCH_ROWS: usize = 8192;
 
 fn copy_to(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    let data = common::batches(32, 8192);
+    let rows = std::env::var("PARQUET_FLBA_COPY_ROWS")
+        .ok()
+        .and_then(|r| r.parse::<usize>().ok())
+        .unwrap_or(32 * BATCH_ROWS);
+    let data = common::batches((rows / BATCH_ROWS).max(1), BATCH_ROWS);
     let dir = common::scratch("copy_to-bench");
     let mut group = c.benchmark_group("copy_to");
     group.sample_size(15);
@@ -63,6 +72,19 @@ fn copy_to(c: &mut Criterion) {
                 });
             }
         }
+    }
+    // The whole table at DataFusion's defaults (parallel, zstd(3)).
+    for registered in [false, true] {
+        let ctx = common::context(registered, 1, &data).unwrap();
+        let writer = if registered { "flba" } else { "stock" };
+        let sql = format!(
+            "COPY ({WHOLE}) TO '{}/{writer}-whole.parquet' STORED AS PARQUET",
+            dir.display()
+        );
+        group.bench_function(format!("whole/parallel/{writer}"), |b| {
+            b.to_async(&runtime)
+                .iter(|| async { ctx.sql(&sql).await.unwrap().collect().await.unwrap() })
+        });
     }
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,5 +1,7 @@
-//! `cargo run --release --example copy_to [rows] [rounds]`: writes a decimal- and
-//! UUID-heavy table with `COPY TO` on a stock DataFusion context, on one
+//! `cargo run --release --example copy_to [rows] [rounds] [all]`: writes a
+//! decimal- and UUID-heavy table (with `all`: every column of the table,
+//! its Int64, two Utf8, a list and a struct too) with `COPY TO` on a stock
+//! DataFusion context, on one
 //! with parquet-flba registered (its defaults: the parallel path on its
 //! threaded engine) and on one with `parquet_flba.threads = 1` (DataFusion's
 //! layout of one task per column), checks the files are identical, and
@@ -16,6 +18,8 @@ use datafusion::error::Result;
 /// The columns written: UUIDs, four decimals (three FLBA widths and one
 /// INT32), Float16 and the row number.
 const SELECT: &str = "SELECT row, id, price, amount, big, small, half FROM t";
+/// Every column of the table.
+const ALL: &str = "SELECT * FROM t";
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -34,8 +38,12 @@ async fn main() -> Result<()> {
         .collect()
         .await?;
     let dir = common::scratch("copy_to-example");
+    let select = match std::env::args().nth(3).as_deref() {
+        Some("all") => ALL,
+        _ => SELECT,
+    };
     println!(
-        "COPY ({SELECT}) TO '<dir>/<name>.parquet' STORED AS PARQUET\n{} rows in {} batches, target_partitions = 1",
+        "COPY ({select}) TO '<dir>/<name>.parquet' STORED AS PARQUET\n{} rows in {} batches, target_partitions = 1",
         data.iter().map(|b| b.num_rows()).sum::<usize>(),
         data.len()
     );
@@ -53,7 +61,7 @@ async fn main() -> Result<()> {
     let mut computes = vec![Vec::new(); sinks.len()];
     for round in 0..rounds {
         for (i, (_, ctx)) in sinks.iter().enumerate() {
-            let (wall, compute) = copy(ctx, &dir, &format!("w{i}-{round}")).await?;
+            let (wall, compute) = copy(ctx, select, &dir, &format!("w{i}-{round}")).await?;
             times[i].push(wall);
             computes[i].push(compute);
         }
@@ -82,11 +90,12 @@ async fn main() -> Result<()> {
 /// Runs the COPY; its wall time and the sink's `elapsed_compute`.
 async fn copy(
     ctx: &datafusion::prelude::SessionContext,
+    select: &str,
     dir: &std::path::Path,
     name: &str,
 ) -> Result<(Duration, Duration)> {
     let sql = format!(
-        "COPY ({SELECT}) TO '{}/{name}.parquet' STORED AS PARQUET",
+        "COPY ({select}) TO '{}/{name}.parquet' STORED AS PARQUET",
         dir.display()
     );
     let start = Instant::now();
