@@ -98,12 +98,13 @@ impl DeltaLengthByteArray {
     /// Encodes the values at `picks`.
     pub(crate) fn put(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
         self.scratch.clear();
-        self.data.reserve(picked_bytes(values, picks));
+        // Room for the 64-byte blocks of `append_value` past the last value.
+        self.data.reserve(picked_bytes(values, picks) + PAD);
         let (scratch, data) = (&mut self.scratch, &mut self.data);
-        with_layout!(values, v => picks.for_each(|i| {
-            let value = v.at(i);
-            scratch.push(value.len() as i32);
-            data.extend_from_slice(value);
+        with_layout!(values, v => picks.for_each(#[inline(always)] |i| {
+            let (src, len) = v.at_padded(i);
+            scratch.push(len as i32);
+            append_value(data, src, len);
         }));
         self.lengths.put_slice(&self.scratch);
     }
