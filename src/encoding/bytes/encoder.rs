@@ -12,7 +12,7 @@ use super::dictionary::{ByteDictionary, KeyRemap};
 use super::fallback::{
     DeltaByteArray, DeltaLengthByteArray, append_plain, append_plain_seen, picked_bytes,
 };
-use super::min_max::{Extremes, PageKeys, min_max_positions};
+use super::min_max::{Extremes, PageKeys};
 use crate::encoding::block::PageBlock;
 use crate::encoding::bloom::BloomFilter;
 use crate::encoding::encoder::{DataPageValues, DictionaryPage, PageBytes};
@@ -150,33 +150,36 @@ impl ByteEncoder {
         if let Some(bloom) = &mut self.bloom {
             bloom.insert_each(picks.iter().map(|i| values.value(i)));
         }
-        // PLAIN folds the page's min/max in as it copies the values; the
-        // other encodings look at them in a pass of their own.
+        // Each encoding folds the page's min/max in as it copies the
+        // values (one pass over them, not two).
         let mut extremes = Extremes::default();
-        let bytes = match &mut self.fallback {
-            Fallback::Plain(block) => {
+        let bytes = match (&mut self.fallback, self.statistics) {
+            (Fallback::Plain(block), true) => {
                 let buf = block.get_or_insert_default().buffer();
-                match self.statistics {
-                    true => append_plain_seen(buf, values, &picks, |i, v| extremes.fold(i, v)),
-                    false => append_plain(buf, values, &picks),
-                }
+                append_plain_seen(buf, values, &picks, |i, v| extremes.fold(i, v))
             }
-            Fallback::DeltaLength(enc) => {
-                enc.put(values, &picks);
+            (Fallback::Plain(block), false) => {
+                append_plain(block.get_or_insert_default().buffer(), values, &picks)
+            }
+            (Fallback::DeltaLength(enc), true) => {
+                enc.put(values, &picks, |i, v| extremes.fold(i, v));
                 picked_bytes(values, &picks)
             }
-            Fallback::Delta(enc) => {
-                enc.put(values, &picks);
+            (Fallback::DeltaLength(enc), false) => {
+                enc.put(values, &picks, |_, _| {});
+                picked_bytes(values, &picks)
+            }
+            (Fallback::Delta(enc), true) => {
+                enc.put(values, &picks, |i, v| extremes.fold(i, v));
+                picked_bytes(values, &picks)
+            }
+            (Fallback::Delta(enc), false) => {
+                enc.put(values, &picks, |_, _| {});
                 picked_bytes(values, &picks)
             }
         };
         self.variable_length_bytes += bytes as i64;
-        let extremes = match (&self.fallback, self.statistics) {
-            (_, false) => None,
-            (Fallback::Plain(_), true) => extremes.positions(),
-            (_, true) => min_max_positions(values, &picks),
-        };
-        if let Some((lo, hi)) = extremes {
+        if let Some((lo, hi)) = extremes.positions() {
             let order = ValueOrder::Unsigned;
             self.current
                 .update(order, values.value(lo), values.value(hi));

@@ -95,8 +95,15 @@ impl Default for DeltaLengthByteArray {
 }
 
 impl DeltaLengthByteArray {
-    /// Encodes the values at `picks`.
-    pub(crate) fn put(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
+    /// Encodes the values at `picks`, showing each to `seen` (with its
+    /// position) as it is copied.
+    #[inline(always)]
+    pub(crate) fn put<'a>(
+        &mut self,
+        values: &ByteValues<'a>,
+        picks: &Picks<'_>,
+        mut seen: impl FnMut(usize, &'a [u8]),
+    ) {
         self.scratch.clear();
         // Room for the 64-byte blocks of `append_value` past the last value.
         self.data.reserve(picked_bytes(values, picks) + PAD);
@@ -105,6 +112,7 @@ impl DeltaLengthByteArray {
             let (src, len) = v.at_padded(i);
             scratch.push(len as i32);
             append_value(data, src, len);
+            seen(i, &src[..len]);
         }));
         self.lengths.put_slice(&self.scratch);
     }
@@ -153,23 +161,34 @@ impl Default for DeltaByteArray {
 }
 
 impl DeltaByteArray {
-    /// Encodes the values at `picks`.
-    pub(crate) fn put(&mut self, values: &ByteValues<'_>, picks: &Picks<'_>) {
+    /// Encodes the values at `picks`, showing each to `seen` (with its
+    /// position) as it is copied.
+    #[inline(always)]
+    pub(crate) fn put<'a>(
+        &mut self,
+        values: &ByteValues<'a>,
+        picks: &Picks<'_>,
+        mut seen: impl FnMut(usize, &'a [u8]),
+    ) {
         if picks.count() == 0 {
             return;
         }
         self.prefixes.clear();
         self.suffix_lens.clear();
+        // Room for the 64-byte blocks of `append_value` past the last suffix.
+        self.suffixes.reserve(picked_bytes(values, picks) + PAD);
         let mut previous: &[u8] = &self.previous;
         let mut last: &[u8] = &[];
         let suffixes = &mut self.suffixes;
         let (prefixes, suffix_lens) = (&mut self.prefixes, &mut self.suffix_lens);
-        with_layout!(values, v => picks.for_each(|i| {
-            let value = v.at(i);
+        with_layout!(values, v => picks.for_each(#[inline(always)] |i| {
+            let (src, len) = v.at_padded(i);
+            let value = &src[..len];
             let p = common_prefix_len(previous, value);
             prefixes.push(p as i32);
-            suffix_lens.push((value.len() - p) as i32);
-            suffixes.extend_from_slice(&value[p..]);
+            suffix_lens.push((len - p) as i32);
+            append_value(suffixes, &src[p..], len - p);
+            seen(i, value);
             previous = value;
             last = value;
         }));

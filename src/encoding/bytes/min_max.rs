@@ -7,6 +7,7 @@
 //! entries its indices use ([`PageKeys`]), each looked at once per page.
 
 use super::dictionary::ByteDictionary;
+#[cfg(test)]
 use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
 
 /// The first eight bytes of `v`, zero-padded, as a big-endian integer.
@@ -44,7 +45,9 @@ impl<'a> Keyed<'a> {
 }
 
 /// The smallest and largest of `values` at `picks`, by position, or None
-/// if there are none.
+/// if there are none (the encodings fold them in as they copy the values;
+/// this is their reference in the tests).
+#[cfg(test)]
 pub(crate) fn min_max_positions(
     values: &ByteValues<'_>,
     picks: &Picks<'_>,
@@ -53,7 +56,7 @@ pub(crate) fn min_max_positions(
 }
 
 /// [`min_max_positions`] for values of one layout.
-#[inline(always)]
+#[cfg(test)]
 fn min_max_with<'a>(values: impl ValueAt<'a>, picks: &Picks<'_>) -> Option<(usize, usize)> {
     let mut best = Extremes::default();
     // Inlined into each of `for_each`'s loops (a call per value cost more
