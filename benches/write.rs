@@ -44,6 +44,7 @@
 //! cargo bench --bench write -- 'nested/'
 //! cargo bench --bench write -- 'tables/'                   # whole tables: mixed4, prims, each type alone
 //! cargo bench --bench write -- 'tables/prims/'             # one table, every configuration
+//! cargo bench --bench write -- 'delegated/'               # a leaf left to parquet's writer by both
 //! cargo bench --bench write -- 'accounting/'               # MemoryListener overhead
 //! cargo bench --bench write -- 'threads/'                  # with_threads(1) vs with_threads(2)
 //! cargo bench --bench write -- 'block_cache/'              # with the page-block cache...
@@ -126,6 +127,56 @@ fn bench_tables(c: &mut Criterion) {
             bench_both_writers(&mut group, &mut sink, &batches, &props);
             group.finish();
         }
+    }
+}
+
+/// The `int64` table with its leaf delegated to `parquet`'s column writer
+/// by both writers (`workloads::delegated`): this crate's cost where it
+/// does not encode. Checks the plan and that both files are identical
+/// before timing.
+fn bench_delegated(c: &mut Criterion) {
+    use workloads::delegated::{DelegatedWriter, schema_with_logical_int64, write_delegated};
+    let table = workloads::tables::table("int64").expect("int64 table");
+    let batches = table.build(TABLE_ROWS, TABLE_BATCHES);
+    let name = batches[0].schema().field(0).name().clone();
+    let descr = schema_with_logical_int64(&name);
+    let bytes: u64 = batches.iter().map(value_bytes).sum();
+    for config_name in ["default", "zstd"] {
+        let props = config(config_name).expect("known configuration");
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        write_delegated(
+            DelegatedWriter::Parquet,
+            &mut a,
+            &batches,
+            &descr,
+            &props,
+            false,
+        );
+        write_delegated(
+            DelegatedWriter::Flba,
+            &mut b,
+            &batches,
+            &descr,
+            &props,
+            true,
+        );
+        assert!(a == b, "delegated/int64/{config_name}: the files differ");
+        let mut sink = Vec::with_capacity(sink_capacity(bytes));
+        let mut group = c.benchmark_group(format!("delegated/int64/{config_name}"));
+        group.throughput(Throughput::Bytes(bytes));
+        for (label, writer) in [
+            ("parquet", DelegatedWriter::Parquet),
+            ("parquet-flba", DelegatedWriter::Flba),
+        ] {
+            group.bench_function(label, |b| {
+                b.iter(|| {
+                    sink.clear();
+                    write_delegated(writer, &mut sink, &batches, &descr, &props, false);
+                    black_box(sink.len())
+                })
+            });
+        }
+        group.finish();
     }
 }
 
@@ -393,14 +444,14 @@ fn criterion_config() -> Criterion {
 
 mod harness {
     use super::{
-        bench_accounting, bench_block_cache, bench_nested, bench_setup, bench_tables,
-        bench_threads, bench_workloads, criterion_config,
+        bench_accounting, bench_block_cache, bench_delegated, bench_nested, bench_setup,
+        bench_tables, bench_threads, bench_workloads, criterion_config,
     };
     criterion::criterion_group! {
         name = benches;
         config = criterion_config();
         targets = bench_workloads, bench_tables, bench_nested, bench_setup, bench_accounting, bench_block_cache,
-            bench_threads
+            bench_threads, bench_delegated
     }
 }
 criterion_main!(harness::benches);

@@ -25,6 +25,7 @@
 #![allow(dead_code)]
 
 pub mod alloc_counter;
+pub mod delegated;
 pub mod tables;
 
 use std::collections::HashSet;
