@@ -1,6 +1,9 @@
-//! `cargo run --release --example copy_to [rows] [rounds] [all]`: writes a
-//! decimal- and UUID-heavy table (with `all`: every column of the table,
-//! its Int64, two Utf8, a list and a struct too) with `COPY TO` on a stock
+//! `cargo run --release --example copy_to [rows] [rounds] [all]
+//! [compression=<codec>] [floor]`: writes a decimal- and UUID-heavy table (with
+//! `all`: every column of the table, its Int64, two Utf8, a list and a
+//! struct too; with `compression=uncompressed`, say, another codec than
+//! DataFusion's default `zstd(3)` for every sink; with `floor`, the same
+//! COPY to Arrow IPC too, which encodes nothing) with `COPY TO` on a stock
 //! DataFusion context, on one
 //! with parquet-flba registered (its defaults: the parallel path on its
 //! threaded engine) and on one with `parquet_flba.threads = 1` (DataFusion's
@@ -38,10 +41,20 @@ async fn main() -> Result<()> {
         .collect()
         .await?;
     let dir = common::scratch("copy_to-example");
-    let select = match std::env::args().nth(3).as_deref() {
-        Some("all") => ALL,
-        _ => SELECT,
+    let extra: Vec<String> = std::env::args().skip(3).collect();
+    let select = match extra.iter().any(|a| a == "all") {
+        true => ALL,
+        false => SELECT,
     };
+    // `compression=<codec>` (DataFusion's names: uncompressed, snappy,
+    // zstd(3), ...) on every context: the default is zstd(3).
+    for codec in extra.iter().filter_map(|a| a.strip_prefix("compression=")) {
+        for ctx in [&stock, &ours, &layout] {
+            let set = format!("SET datafusion.execution.parquet.compression = '{codec}'");
+            ctx.sql(&set).await?.collect().await?;
+        }
+        println!("compression: {codec}");
+    }
     println!(
         "COPY ({select}) TO '<dir>/<name>.parquet' STORED AS PARQUET\n{} rows in {} batches, target_partitions = 1",
         data.iter().map(|b| b.num_rows()).sum::<usize>(),
@@ -59,7 +72,18 @@ async fn main() -> Result<()> {
     ];
     let mut times = vec![Vec::new(); sinks.len()];
     let mut computes = vec![Vec::new(); sinks.len()];
+    // `floor`: the same COPY to Arrow IPC on the stock context, a floor
+    // for any Parquet sink (the scan, the plan, the file's bytes).
+    let floor = extra.iter().any(|a| a == "floor");
+    let mut floors = Vec::new();
     for round in 0..rounds {
+        if floor {
+            floors.push(
+                copy_as(&stock, select, &dir, &format!("floor-{round}"), "ARROW")
+                    .await?
+                    .0,
+            );
+        }
         for (i, (_, ctx)) in sinks.iter().enumerate() {
             let (wall, compute) = copy(ctx, select, &dir, &format!("w{i}-{round}")).await?;
             times[i].push(wall);
@@ -83,6 +107,13 @@ async fn main() -> Result<()> {
             stock_median / median
         );
     }
+    if floor {
+        let (min, median, _) = summary(&floors);
+        println!(
+            "{:<26} min {min:>8.1} ms  median {median:>8.1} ms  (STORED AS ARROW: no Parquet encoding)",
+            "floor"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
@@ -94,8 +125,20 @@ async fn copy(
     dir: &std::path::Path,
     name: &str,
 ) -> Result<(Duration, Duration)> {
+    copy_as(ctx, select, dir, name, "PARQUET").await
+}
+
+/// [`copy`] to a file of `format` (`PARQUET`, `ARROW`).
+async fn copy_as(
+    ctx: &datafusion::prelude::SessionContext,
+    select: &str,
+    dir: &std::path::Path,
+    name: &str,
+    format: &str,
+) -> Result<(Duration, Duration)> {
+    let ext = format.to_lowercase();
     let sql = format!(
-        "COPY ({select}) TO '{}/{name}.parquet' STORED AS PARQUET",
+        "COPY ({select}) TO '{}/{name}.{ext}' STORED AS {format}",
         dir.display()
     );
     let start = Instant::now();
