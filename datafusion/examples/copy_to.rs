@@ -97,6 +97,15 @@ async fn main() -> Result<()> {
         if round == 0 {
             println!("files identical: {} bytes", a.len());
         }
+        // Each round's files go before the next round: kept, they pile up
+        // in the page cache (several GB over a run), and each new file
+        // pays for memory the kernel must find first.
+        for i in 0..sinks.len() {
+            std::fs::remove_file(dir.join(format!("w{i}-{round}.parquet")))?;
+        }
+        if floor {
+            std::fs::remove_file(dir.join(format!("floor-{round}.arrow")))?;
+        }
     }
     let stock_median = summary(&times[0]).1;
     for (i, (name, _)) in sinks.iter().enumerate() {
