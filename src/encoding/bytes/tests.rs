@@ -98,6 +98,20 @@ fn plain_matches_upstream() {
     }
 }
 
+/// Runs `put` with a `seen` callback and checks that it was shown every
+/// value at `picks`, in order, with its own bytes.
+fn shown_in_order<'a>(
+    picks: &[usize],
+    values: &ByteValues<'a>,
+    put: impl FnOnce(&mut dyn FnMut(usize, &'a [u8])),
+) {
+    let mut shown = Vec::new();
+    put(&mut |i, v| shown.push((i, v)));
+    let positions: Vec<usize> = shown.iter().map(|&(i, _)| i).collect();
+    assert_eq!(positions, picks);
+    assert!(shown.iter().all(|&(i, v)| v == values.value(i)));
+}
+
 #[test]
 fn delta_length_matches_upstream() {
     let v = values(3000, 2);
@@ -109,7 +123,7 @@ fn delta_length_matches_upstream() {
             // Two pages, the second after a flush.
             for page in [&picks[..picks.len() / 2], &picks[picks.len() / 2..]] {
                 in_calls(page, |p| {
-                    ours.put(&bv, &Picks::Indices(p));
+                    shown_in_order(p, &bv, |seen| ours.put(&bv, &Picks::Indices(p), seen));
                     up.put(&byte_arrays(&v, p)).unwrap();
                     assert_eq!(ours.estimated_size(), up.estimated_data_encoded_size());
                 });
@@ -135,7 +149,7 @@ fn delta_byte_array_matches_upstream() {
                 &[][..],
             ] {
                 in_calls(page, |p| {
-                    ours.put(&bv, &Picks::Indices(p));
+                    shown_in_order(p, &bv, |seen| ours.put(&bv, &Picks::Indices(p), seen));
                     up.put(&byte_arrays(&v, p)).unwrap();
                     assert_eq!(ours.estimated_size(), up.estimated_data_encoded_size());
                 });
