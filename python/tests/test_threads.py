@@ -2,6 +2,7 @@
 encoding, writers in several Python threads at once, Ctrl-C, a large table."""
 
 import io
+import signal
 import threading
 import time
 
@@ -77,7 +78,17 @@ def test_writers_in_several_python_threads():
     assert results == expected
 
 
-def test_keyboard_interrupt_stops_a_long_write(tmp_file):
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler for the test: a process started with
+    SIGINT ignored (a background job of a shell without job control) keeps
+    it ignored, and `_thread.interrupt_main` then does nothing."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_keyboard_interrupt_stops_a_long_write(tmp_file, sigint_raises):
     # Ctrl-C while the writer encodes (GIL released): Python's handler only
     # sets a flag, which the writer checks between batches.
     import _thread
@@ -103,7 +114,7 @@ def write_time(t, batches):
     return time.perf_counter() - start
 
 
-def test_keyboard_interrupt_in_a_python_producer(tmp_file):
+def test_keyboard_interrupt_in_a_python_producer(tmp_file, sigint_raises):
     # Ctrl-C while a Python generator makes the batches: pyarrow's reader
     # turns it into a stream error, which is raised as KeyboardInterrupt.
     import _thread
