@@ -229,14 +229,17 @@ fn view_lens_sum(views: &[u8]) -> usize {
     let (groups, rest) = chunks.as_chunks::<8>();
     for group in groups {
         for (lane, view) in lanes.iter_mut().zip(group) {
-            *lane += u64::from(u32::from_le_bytes([view[0], view[1], view[2], view[3]]));
+            *lane += len_of(view);
         }
     }
-    let tail: u64 = rest
-        .iter()
-        .map(|v| u64::from(u32::from_le_bytes([v[0], v[1], v[2], v[3]])))
-        .sum();
+    let tail: u64 = rest.iter().map(len_of).sum();
     (lanes.iter().sum::<u64>() + tail) as usize
+}
+
+/// The length a view holds in its first four bytes.
+#[inline(always)]
+fn len_of(view: &[u8; 16]) -> u64 {
+    u64::from(u32::from_le_bytes([view[0], view[1], view[2], view[3]]))
 }
 
 /// The length in view `i`.

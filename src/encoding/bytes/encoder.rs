@@ -162,21 +162,11 @@ impl ByteEncoder {
                 append_plain(block.get_or_insert_default().buffer(), values, &picks)
             }
             (Fallback::DeltaLength(enc), true) => {
-                enc.put(values, &picks, |i, v| extremes.fold(i, v));
-                picked_bytes(values, &picks)
+                enc.put(values, &picks, |i, v| extremes.fold(i, v))
             }
-            (Fallback::DeltaLength(enc), false) => {
-                enc.put(values, &picks, |_, _| {});
-                picked_bytes(values, &picks)
-            }
-            (Fallback::Delta(enc), true) => {
-                enc.put(values, &picks, |i, v| extremes.fold(i, v));
-                picked_bytes(values, &picks)
-            }
-            (Fallback::Delta(enc), false) => {
-                enc.put(values, &picks, |_, _| {});
-                picked_bytes(values, &picks)
-            }
+            (Fallback::DeltaLength(enc), false) => enc.put(values, &picks, |_, _| {}),
+            (Fallback::Delta(enc), true) => enc.put(values, &picks, |i, v| extremes.fold(i, v)),
+            (Fallback::Delta(enc), false) => enc.put(values, &picks, |_, _| {}),
         };
         self.variable_length_bytes += bytes as i64;
         if let Some((lo, hi)) = extremes.positions() {

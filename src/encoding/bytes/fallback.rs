@@ -96,17 +96,18 @@ impl Default for DeltaLengthByteArray {
 
 impl DeltaLengthByteArray {
     /// Encodes the values at `picks`, showing each to `seen` (with its
-    /// position) as it is copied.
+    /// position) as it is copied; returns the total length of the values.
     #[inline(always)]
     pub(crate) fn put<'a>(
         &mut self,
         values: &ByteValues<'a>,
         picks: &Picks<'_>,
         mut seen: impl FnMut(usize, &'a [u8]),
-    ) {
+    ) -> usize {
         self.scratch.clear();
+        let bytes = picked_bytes(values, picks);
         // Room for the 64-byte blocks of `append_value` past the last value.
-        self.data.reserve(picked_bytes(values, picks) + PAD);
+        self.data.reserve(bytes + PAD);
         let (scratch, data) = (&mut self.scratch, &mut self.data);
         with_layout!(values, v => picks.for_each(#[inline(always)] |i| {
             let (src, len) = v.at_padded(i);
@@ -115,6 +116,7 @@ impl DeltaLengthByteArray {
             seen(i, &src[..len]);
         }));
         self.lengths.put_slice(&self.scratch);
+        bytes
     }
 
     /// `parquet`'s estimate: the completed length blocks and the bytes.
@@ -162,21 +164,22 @@ impl Default for DeltaByteArray {
 
 impl DeltaByteArray {
     /// Encodes the values at `picks`, showing each to `seen` (with its
-    /// position) as it is copied.
+    /// position) as it is copied; returns the total length of the values.
     #[inline(always)]
     pub(crate) fn put<'a>(
         &mut self,
         values: &ByteValues<'a>,
         picks: &Picks<'_>,
         mut seen: impl FnMut(usize, &'a [u8]),
-    ) {
+    ) -> usize {
         if picks.count() == 0 {
-            return;
+            return 0;
         }
         self.prefixes.clear();
         self.suffix_lens.clear();
+        let bytes = picked_bytes(values, picks);
         // Room for the 64-byte blocks of `append_value` past the last suffix.
-        self.suffixes.reserve(picked_bytes(values, picks) + PAD);
+        self.suffixes.reserve(bytes + PAD);
         let mut previous: &[u8] = &self.previous;
         let mut last: &[u8] = &[];
         let suffixes = &mut self.suffixes;
@@ -196,6 +199,7 @@ impl DeltaByteArray {
         self.previous.extend_from_slice(last);
         self.prefix_lengths.put_slice(&self.prefixes);
         self.suffix_lengths.put_slice(&self.suffix_lens);
+        bytes
     }
 
     /// `parquet`'s estimate: the completed blocks of both length streams

@@ -99,17 +99,20 @@ fn plain_matches_upstream() {
 }
 
 /// Runs `put` with a `seen` callback and checks that it was shown every
-/// value at `picks`, in order, with its own bytes.
+/// value at `picks`, in order, with its own bytes, and that it returned
+/// their total length.
 fn shown_in_order<'a>(
     picks: &[usize],
     values: &ByteValues<'a>,
-    put: impl FnOnce(&mut dyn FnMut(usize, &'a [u8])),
+    put: impl FnOnce(&mut dyn FnMut(usize, &'a [u8])) -> usize,
 ) {
     let mut shown = Vec::new();
-    put(&mut |i, v| shown.push((i, v)));
+    let bytes = put(&mut |i, v| shown.push((i, v)));
     let positions: Vec<usize> = shown.iter().map(|&(i, _)| i).collect();
     assert_eq!(positions, picks);
     assert!(shown.iter().all(|&(i, v)| v == values.value(i)));
+    let total: usize = picks.iter().map(|&i| values.value(i).len()).sum();
+    assert_eq!(bytes, total);
 }
 
 #[test]
