@@ -175,8 +175,16 @@ impl Dictionary {
     fn put_with<const W: usize>(&mut self, values: &[u8]) {
         const GROUP: usize = 16;
         let (chunks, _) = values.as_chunks::<W>();
+        // The keys go straight into the index buffer, grown once for all of
+        // them (taken out of `self` meanwhile): pushing each stored the
+        // buffer's length and reloaded the table's fields after every
+        // value, and appending a group's keys from the stack was a call to
+        // `memcpy` per 16 values.
+        let mut indices = std::mem::take(&mut self.indices);
+        let start = indices.len();
+        indices.resize(start + chunks.len(), 0);
         let mut hashes = [0u32; GROUP];
-        for group in chunks.chunks(GROUP) {
+        for (group, keys) in chunks.chunks(GROUP).zip(indices[start..].chunks_mut(GROUP)) {
             // The mask may change if the table grows inside the group: a
             // stale prefetch only wastes a request.
             let mask = self.slots.len().wrapping_sub(1);
@@ -188,15 +196,11 @@ impl Dictionary {
                     prefetch(&self.slots[*hash as usize & mask]);
                 }
             }
-            // Keys gathered on the stack, then appended at once: pushing
-            // each to the index buffer stored its length to memory and
-            // reloaded the table's fields after every value.
-            let mut keys = [0u32; GROUP];
-            for ((value, &hash), key) in group.iter().zip(&hashes).zip(&mut keys) {
+            for ((value, &hash), key) in group.iter().zip(&hashes).zip(keys) {
                 *key = self.intern_fixed::<W>(value, hash);
             }
-            self.indices.extend_from_slice(&keys[..group.len()]);
         }
+        self.indices = indices;
     }
 
     /// [`Self::intern`] of a value of the const width `W` (the comparisons
