@@ -217,16 +217,15 @@ fn prices(r: &mut StdRng, n: usize, nan: f64) -> ArrayRef {
     Arc::new(PrimitiveArray::<Float64Type>::from(values))
 }
 
-/// Nanosecond timestamps from 2024-01-02T14:30Z, rising by 0 to 2 ms; a
-/// batch starting at row `start` continues from where the rows before it
-/// would have reached (about 1 ms a row).
+/// Nanosecond timestamps from 2024-01-02T14:30Z, rising by 0 to 2 ms: row
+/// `i` (of the whole table) is `i` ms past the start plus up to 1 ms, so
+/// each batch rises above the last value of the batch before it, as event
+/// times written in order do (and as `scripts/anchors.py`'s running sum
+/// does).
 fn timestamps(r: &mut StdRng, start: usize, n: usize) -> ArrayRef {
-    let mut ts: i64 = 1_704_205_800_000_000_000 + start as i64 * 1_000_000;
-    let values: Vec<i64> = (0..n)
-        .map(|_| {
-            ts += r.random_range(0..=2_000_000);
-            ts
-        })
+    const MS: i64 = 1_000_000;
+    let values: Vec<i64> = (start..start + n)
+        .map(|i| 1_704_205_800_000_000_000 + i as i64 * MS + r.random_range(0..MS))
         .collect();
     Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(values).with_timezone("UTC"))
 }
