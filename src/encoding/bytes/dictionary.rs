@@ -14,7 +14,7 @@
 //! [`KeyRemap`]: each Arrow key is looked up once, and its later rows cost a
 //! load.
 
-use super::hash::{Short, hash_short, hash_value, short};
+use super::hash::{Short, hash_value, short};
 use crate::cpu::prefetch;
 use crate::encoding::rle::{RleEncoder, max_buffer_size, num_required_bits};
 use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
@@ -152,62 +152,69 @@ impl ByteDictionary {
         if n == 0 {
             return;
         }
-        self.indices.reserve(n);
         if self.slots.is_empty() {
             self.first_table(n);
         }
-        with_layout!(values, v => {
-            if self.slots.len() > SPARSE_SLOTS {
-                self.put_prefetched(v, picks);
-            } else {
-                picks.for_each(|i| {
-                    let key = self.intern(v.at(i));
-                    self.indices.push(key);
-                });
+        // The keys go straight into the index buffer, grown once for all of
+        // them (taken out of `self` meanwhile).
+        let mut indices = std::mem::take(&mut self.indices);
+        let start = indices.len();
+        indices.resize(start + n, 0);
+        let keys = &mut indices[start..];
+        with_layout!(values, v => match *picks {
+            Picks::Range(from, to) => self.put_grouped(v, from..to, keys),
+            Picks::Bitmap { offset, len, count, .. } if count == len => {
+                self.put_grouped(v, offset..offset + len, keys)
             }
-        })
+            _ => self.put_grouped(v, picks.iter(), keys),
+        });
+        self.indices = indices;
     }
 
-    /// [`Self::put`] for a table that no longer fits the core's caches:
-    /// a group's hashes first, their slots requested from memory, then
-    /// the lookups, so that the group's misses overlap.
-    fn put_prefetched<'a>(&mut self, values: impl ValueAt<'a>, picks: &Picks<'_>) {
+    /// Interns the values at `positions` (one per key of `keys`) and writes
+    /// their keys, sixteen at a time: a group's values are read and hashed
+    /// first (their slots requested from memory when the table no longer
+    /// fits the core's caches), then looked up, so that the lookups of a
+    /// group overlap rather than wait for each other.
+    #[inline(always)]
+    fn put_grouped<'a>(
+        &mut self,
+        values: impl ValueAt<'a>,
+        mut positions: impl Iterator<Item = usize>,
+        keys: &mut [u32],
+    ) {
         const GROUP: usize = 16;
-        let mut group = [(0usize, 0u32); GROUP];
-        let mut k = 0;
-        let flush = |d: &mut Self, group: &[(usize, u32)]| {
-            for &(i, hash) in group {
-                let key = d.intern_hashed(values.at(i), hash);
-                d.indices.push(key);
-            }
-        };
-        picks.for_each(|i| {
-            let hash = hash_value(values.at(i));
+        let mut group: [(&[u8], u32); GROUP] = [(&[], 0); GROUP];
+        for out in keys.chunks_mut(GROUP) {
+            // The mask may change if the table grows inside the group: a
+            // stale prefetch only wastes a request.
             let mask = self.slots.len() - 1;
-            prefetch(&self.slots[hash as usize & mask]);
-            group[k] = (i, hash);
-            k += 1;
-            if k == GROUP {
-                flush(self, &group);
-                k = 0;
+            let far = self.slots.len() > SPARSE_SLOTS;
+            for (slot, i) in group.iter_mut().zip(out.iter().zip(&mut positions)) {
+                let value = values.at(i.1);
+                let hash = hash_value(value);
+                if far {
+                    prefetch(&self.slots[hash as usize & mask]);
+                }
+                *slot = (value, hash);
             }
-        });
-        flush(self, &group[..k]);
+            for (key, &(value, hash)) in out.iter_mut().zip(&group) {
+                *key = self.intern_hashed(value, hash);
+            }
+        }
     }
 
     /// The key of `value`, inserting it if it is new.
     #[inline(always)]
     pub(crate) fn intern(&mut self, value: &[u8]) -> u32 {
-        match short(value) {
-            Some(s) => self.intern_short(value, s),
-            None => self.intern_long(value, hash_value(value)),
-        }
+        self.intern_hashed(value, hash_value(value))
     }
 
+    /// [`Self::intern`] of a value whose hash ([`hash_value`]) is `hash`.
     #[inline(always)]
     fn intern_hashed(&mut self, value: &[u8], hash: u32) -> u32 {
         match short(value) {
-            Some(s) => self.intern_short(value, s),
+            Some(s) => self.intern_short(value, s, hash),
             None => self.intern_long(value, hash),
         }
     }
@@ -215,9 +222,8 @@ impl ByteDictionary {
     /// [`Self::intern`] of a value of at most 16 bytes: entries are compared
     /// by length and words.
     #[inline(always)]
-    fn intern_short(&mut self, value: &[u8], s: Short) -> u32 {
+    fn intern_short(&mut self, value: &[u8], s: Short, hash: u32) -> u32 {
         let n = value.len();
-        let hash = hash_short(s, n);
         if self.entries.len() >= self.grow_at {
             self.grow();
         }
