@@ -40,18 +40,24 @@ fn read_u64(v: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(v[at..at + 8].try_into().unwrap())
 }
 
-/// 64 bits folded to 32 well-spread ones.
+/// Constants xored into the words before they are multiplied (a zero
+/// operand would zero the product).
+const A: u64 = 0x243F_6A88_85A3_08D3;
+const B: u64 = 0x1319_8A2E_0370_7344;
+
+/// `a` times `b` in 128 bits, the halves folded together, then to 32 bits:
+/// every bit of either word reaches the result through one multiply.
 #[inline(always)]
-fn mix(x: u64) -> u32 {
-    let x = (x ^ (x >> 32)).wrapping_mul(K);
-    let x = (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    (x ^ (x >> 32)) as u32
+fn fold(a: u64, b: u64) -> u32 {
+    let p = u128::from(a) * u128::from(b);
+    let h = (p as u64) ^ ((p >> 64) as u64);
+    (h ^ (h >> 32)) as u32
 }
 
 /// The hash of a short value of length `n` with words `s`.
 #[inline(always)]
 pub(super) fn hash_short(s: Short, n: usize) -> u32 {
-    mix(s.0 ^ s.1.rotate_left(29).wrapping_mul(K) ^ (n as u64).wrapping_mul(0x2545_F491_4F6C_DD1D))
+    fold(s.0 ^ A ^ ((n as u64) << 59), s.1 ^ B)
 }
 
 /// The hash of a value of any length.
@@ -74,7 +80,7 @@ fn hash_long(v: &[u8]) -> u32 {
     // The last eight bytes (overlapping the words when the length is not a
     // multiple of eight).
     h ^= read_u64(v, v.len() - 8);
-    mix(h)
+    fold(h ^ A, K)
 }
 
 #[cfg(test)]

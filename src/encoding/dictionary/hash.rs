@@ -7,13 +7,13 @@ pub(super) fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
     if W <= 8 {
         let mut word = [0u8; 8];
         word[..W].copy_from_slice(value);
-        mix(u64::from_le_bytes(word))
+        fold(u64::from_le_bytes(word) ^ A, K)
     } else if W <= 16 {
         let mut lo = [0u8; 8];
         let mut hi = [0u8; 8];
         lo.copy_from_slice(&value[..8]);
         hi[..W - 8].copy_from_slice(&value[8..]);
-        mix(u64::from_le_bytes(lo) ^ u64::from_le_bytes(hi).rotate_left(29).wrapping_mul(K))
+        fold(u64::from_le_bytes(lo) ^ A, u64::from_le_bytes(hi) ^ B)
     } else {
         hash_bytes(value)
     }
@@ -22,12 +22,18 @@ pub(super) fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
 /// The multiplier of the mixes (the golden ratio in 64 bits).
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// 64 bits folded to 32 well-spread ones.
+/// Constants xored into the words before they are multiplied (a zero
+/// operand would zero the product).
+const A: u64 = 0x243F_6A88_85A3_08D3;
+const B: u64 = 0x1319_8A2E_0370_7344;
+
+/// `a` times `b` in 128 bits, the halves folded together, then to 32 bits:
+/// every bit of either word reaches the result through one multiply.
 #[inline(always)]
-fn mix(x: u64) -> u32 {
-    let x = (x ^ (x >> 32)).wrapping_mul(K);
-    let x = (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    (x ^ (x >> 32)) as u32
+fn fold(a: u64, b: u64) -> u32 {
+    let p = u128::from(a) * u128::from(b);
+    let h = (p as u64) ^ ((p >> 64) as u64);
+    (h ^ (h >> 32)) as u32
 }
 
 /// The hash of a value of any width, eight bytes at a time.
@@ -41,5 +47,5 @@ pub(super) fn hash_bytes(value: &[u8]) -> u32 {
     let mut last = [0u8; 8];
     last[..tail.len()].copy_from_slice(tail);
     h ^= u64::from_le_bytes(last);
-    mix(h)
+    fold(h ^ A, K)
 }
