@@ -140,11 +140,18 @@ impl PageKeys {
         }
         let start = self.count;
         let mut count = start;
-        for &k in keys {
-            let flag = &mut self.seen[k as usize];
-            self.used[count] = k;
-            count += usize::from(!*flag);
-            *flag = true;
+        // Once the page has used every entry, no key can be new: a column of
+        // a few distinct values stops looking after its first keys.
+        for chunk in keys.chunks(64) {
+            if count == dict.len() {
+                break;
+            }
+            for &k in chunk {
+                let flag = &mut self.seen[k as usize];
+                self.used[count] = k;
+                count += usize::from(!*flag);
+                *flag = true;
+            }
         }
         self.count = count;
         for i in start..count {
