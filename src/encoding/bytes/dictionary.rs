@@ -11,8 +11,8 @@
 //!
 //! Values come either from a byte array by position, or (an Arrow
 //! dictionary array, whose values are already distinct) through a
-//! [`KeyRemap`]: each Arrow key is looked up once, and its later rows cost a
-//! load.
+//! [`KeyRemap`](super::remap::KeyRemap): each Arrow key is looked up once,
+//! and its later rows cost a load.
 
 use super::hash::{Short, hash_value, short};
 use crate::cpu::prefetch;
@@ -290,6 +290,11 @@ impl ByteDictionary {
         key
     }
 
+    /// Whether the table is still to be made.
+    pub(super) fn has_no_table(&self) -> bool {
+        self.slots.is_empty()
+    }
+
     /// Buffers the indices of `keys` (already in this dictionary).
     #[inline]
     pub(crate) fn push_indices(&mut self, keys: &[u32]) {
@@ -310,7 +315,7 @@ impl ByteDictionary {
     /// The first table, sized for as many entries as `n` values could add
     /// (up to [`FIRST_ENTRIES`]).
     #[cold]
-    fn first_table(&mut self, n: usize) {
+    pub(super) fn first_table(&mut self, n: usize) {
         let entries = n.min(FIRST_ENTRIES);
         self.resize_table((entries * 8).next_power_of_two().max(64));
     }
@@ -342,76 +347,6 @@ impl ByteDictionary {
             }
             self.slots[pos] = (e.hash & !low) | (key as u32 + 1);
         }
-    }
-}
-
-/// The column dictionary's key of each value of an Arrow dictionary array,
-/// found the first time a row uses it (u32::MAX until then). Valid for one
-/// write: a later write brings another Arrow dictionary.
-#[derive(Debug, Default)]
-pub(crate) struct KeyRemap {
-    /// Per Arrow key: the dictionary key it maps to ([`UNMAPPED`] until its
-    /// first use) and its value's length, loaded together.
-    map: Vec<(u32, u32)>,
-}
-
-const UNMAPPED: u32 = u32::MAX;
-
-impl KeyRemap {
-    /// Forgets every mapping, for an Arrow dictionary of `len` values.
-    pub(crate) fn reset(&mut self, len: usize) {
-        self.map.clear();
-        self.map.resize(len, (UNMAPPED, 0));
-    }
-
-    /// Bytes held.
-    pub(crate) fn memory_size(&self) -> usize {
-        self.map.capacity() * 8
-    }
-
-    /// Maps `keys` (Arrow keys into `values`) in place to keys of `dict`,
-    /// interning each Arrow value the first time it is used, and buffers
-    /// them as the page's indices; returns the total length of the values.
-    pub(crate) fn put(
-        &mut self,
-        dict: &mut ByteDictionary,
-        values: &ByteValues<'_>,
-        keys: &mut [u32],
-    ) -> usize {
-        if keys.is_empty() {
-            return 0;
-        }
-        if dict.slots.is_empty() {
-            dict.first_table(keys.len());
-        }
-        // `bytes` stays in a register: `map_new` returns the length rather
-        // than adding to it through a reference.
-        let mut bytes = 0;
-        for k in keys.iter_mut() {
-            let (mut mapped, mut len) = self.map[*k as usize];
-            if mapped == UNMAPPED {
-                (mapped, len) = self.map_new(dict, values, *k as usize);
-            }
-            bytes += len as usize;
-            *k = mapped;
-        }
-        dict.push_indices(keys);
-        bytes
-    }
-
-    /// The first use of Arrow key `k`: interns its value.
-    #[cold]
-    #[inline(never)]
-    fn map_new(
-        &mut self,
-        dict: &mut ByteDictionary,
-        values: &ByteValues<'_>,
-        k: usize,
-    ) -> (u32, u32) {
-        let value = values.value(k);
-        let mapped = (dict.intern(value), value.len() as u32);
-        self.map[k] = mapped;
-        mapped
     }
 }
 

@@ -8,11 +8,12 @@
 //! positions ([`ByteSource`]); a PLAIN page is written into a block lent by
 //! the chunk, as for fixed-width values.
 
-use super::dictionary::{ByteDictionary, KeyRemap};
+use super::dictionary::ByteDictionary;
 use super::fallback::{
     DeltaByteArray, DeltaLengthByteArray, append_plain, append_plain_seen, picked_bytes,
 };
 use super::min_max::{Extremes, PageKeys};
+use super::remap::KeyRemap;
 use crate::encoding::block::PageBlock;
 use crate::encoding::bloom::BloomFilter;
 use crate::encoding::encoder::{DataPageValues, DictionaryPage, PageBytes};
@@ -39,7 +40,8 @@ enum Fallback {
 pub(crate) struct ByteEncoder {
     dictionary: Option<ByteDictionary>,
     remap: KeyRemap,
-    /// The remap belongs to an earlier write.
+    /// The remap was made in an earlier write: it is checked against this
+    /// write's Arrow dictionary (kept if the values are the same).
     remap_stale: bool,
     keys: Vec<u32>,
     page_keys: PageKeys,
@@ -96,7 +98,8 @@ impl ByteEncoder {
         })
     }
 
-    /// A new write begins: an Arrow dictionary's keys must be mapped anew.
+    /// A new write begins: an Arrow dictionary's keys are mapped anew unless
+    /// it brings the values of the last one.
     pub(crate) fn begin_write(&mut self) {
         self.remap_stale = true;
     }
@@ -132,7 +135,7 @@ impl ByteEncoder {
                 // The remap knows each value's length.
                 Some(_) => {
                     if std::mem::take(&mut self.remap_stale) {
-                        self.remap.reset(values.len());
+                        self.remap.begin(values);
                     }
                     self.remap.put(dict, values, keys)
                 }

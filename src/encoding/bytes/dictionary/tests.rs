@@ -3,6 +3,7 @@
 //! interning every value.
 
 use super::*;
+use crate::encoding::bytes::remap::KeyRemap;
 use arrow_array::{Array, BinaryArray, StringArray};
 
 fn random_values(n: usize, distinct: u64, seed: u64) -> Vec<Vec<u8>> {
