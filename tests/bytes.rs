@@ -210,6 +210,84 @@ fn dictionary_with_duplicate_and_unused_values() {
     all_configs("dictionary_duplicates", &schema, &batches);
 }
 
+/// Batches whose dictionaries are separate arrays: equal values (the key
+/// remap is kept from one write to the next), then one byte changed, one
+/// value more, the same values sliced, and a LargeUtf8 column beside; with
+/// row groups and dictionary fallbacks cut between and inside the batches.
+#[test]
+fn batches_bringing_the_same_dictionary_again() {
+    use arrow_array::LargeStringArray;
+    let words = |change: Option<(usize, &str)>, extra: bool| {
+        let mut v: Vec<String> = (0..40)
+            .map(|i| format!("value-{i:03}-{}", "x".repeat(i % 7)))
+            .collect();
+        if let Some((at, to)) = change {
+            v[at] = to.to_string();
+        }
+        if extra {
+            v.push("one more".into());
+        }
+        v
+    };
+    let dicts = [
+        words(None, false),
+        words(None, false),
+        words(None, false),
+        words(Some((7, "value-007-y")), false),
+        words(None, true),
+        words(None, true),
+        words(None, false),
+    ];
+    let dt = |v: DataType| DataType::Dictionary(Box::new(DataType::Int32), Box::new(v));
+    let schema = schema_of(&[
+        ("d", dt(DataType::Utf8), true),
+        ("l", dt(DataType::LargeUtf8), false),
+    ]);
+    let batches: Vec<RecordBatch> = dicts
+        .iter()
+        .enumerate()
+        .map(|(b, words)| {
+            let n = 700;
+            let len = words.len() as i32;
+            let keys = |salt: i32| {
+                Int32Array::from_iter((0..n).map(|i| {
+                    let k = (i * 7 + salt * 13 + b as i32) % len;
+                    (i % 11 != 3 || salt == 1).then_some(k)
+                }))
+            };
+            let utf8 = StringArray::from(words.clone());
+            // The last batch's dictionary: the same values, sliced.
+            let utf8: ArrayRef = match b {
+                6 => Arc::new(
+                    StringArray::from([vec!["pad".to_string()], words.clone()].concat())
+                        .slice(1, words.len()),
+                ),
+                _ => Arc::new(utf8),
+            };
+            let large = LargeStringArray::from(words.clone());
+            let d = DictionaryArray::<Int32Type>::try_new(keys(0), utf8).unwrap();
+            let l = DictionaryArray::<Int32Type>::try_new(keys(1), Arc::new(large)).unwrap();
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(d), Arc::new(l)]).unwrap()
+        })
+        .collect();
+    let mut failures = Failures::default();
+    for (name, b) in configs() {
+        for (cut, limit) in [("", usize::MAX), ("/cut", 300)] {
+            let mut b = b.clone();
+            if limit != usize::MAX {
+                b = b
+                    .set_max_row_group_row_count(Some(1000))
+                    .set_dictionary_page_size_limit(limit);
+            }
+            let p = b.build();
+            let label = format!("same_dictionary/{name}{cut}");
+            assert_kinds_fast(&label, &schema, &p);
+            failures.check(check_identical(&label, &schema, &batches, &Opts::props(p)));
+        }
+    }
+    failures.finish();
+}
+
 /// Encodings a byte array cannot take (BYTE_STREAM_SPLIT, DELTA_BINARY_PACKED,
 /// RLE), with and without a dictionary, in every release: where parquet's
 /// writer refuses the column (when it is created, at the write or at the
