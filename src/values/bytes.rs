@@ -189,7 +189,15 @@ impl<'a> ByteValues<'a> {
             (_, Picks::Indices([one])) => Some(self.value_len(*one)),
             _ => picks.as_range().map(|(s, e)| self.bytes_in(s, e)),
         };
-        if span.is_some_and(|b| b.saturating_add(n.saturating_mul(4)) <= budget) {
+        let fits = |b: usize| b.saturating_add(n.saturating_mul(4)) <= budget;
+        if span.is_some_and(fits) {
+            return n;
+        }
+        // Views in a range: their lengths summed at once (vectorised) tell
+        // when all of them fit, without a walk that stops at each.
+        if let (Self::Views { .. }, Some((s, e))) = (self, picks.as_range())
+            && fits(self.bytes_in(s, e))
+        {
             return n;
         }
         // Positions in a range (the common case) stop at the first value
@@ -217,36 +225,6 @@ impl<'a> ByteValues<'a> {
         }));
         taken
     }
-}
-
-/// The sum of the lengths in `views` (whole 16-byte views): each length
-/// read at a fixed offset of a fixed-size chunk, eight lanes of partial
-/// sums, so that the loop has no bounds checks and vectorises.
-#[inline]
-fn view_lens_sum(views: &[u8]) -> usize {
-    let (chunks, _) = views.as_chunks::<16>();
-    let mut lanes = [0u64; 8];
-    let (groups, rest) = chunks.as_chunks::<8>();
-    for group in groups {
-        for (lane, view) in lanes.iter_mut().zip(group) {
-            *lane += len_of(view);
-        }
-    }
-    let tail: u64 = rest.iter().map(len_of).sum();
-    (lanes.iter().sum::<u64>() + tail) as usize
-}
-
-/// The length a view holds in its first four bytes.
-#[inline(always)]
-fn len_of(view: &[u8; 16]) -> u64 {
-    u64::from(u32::from_le_bytes([view[0], view[1], view[2], view[3]]))
-}
-
-/// The length in view `i`.
-#[inline(always)]
-fn view_len(views: &[u8], i: usize) -> usize {
-    let at = i * 16;
-    u32::from_le_bytes(views[at..at + 4].try_into().unwrap()) as usize
 }
 
 /// The buffer index and offset of the out-of-line value of view `i`.
@@ -437,6 +415,7 @@ mod access;
 mod picks;
 
 pub(crate) use access::{OffsetValues, PAD, ValueAt, ViewValues, with_layout};
+use access::{view_len, view_lens_sum};
 pub(crate) use picks::{ByteSource, Picks};
 
 #[cfg(test)]

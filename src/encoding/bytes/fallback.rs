@@ -51,13 +51,22 @@ pub(crate) fn append_plain_seen<'a>(
     picks: &Picks<'_>,
     mut seen: impl FnMut(usize, &'a [u8]),
 ) -> usize {
-    let bytes = picked_bytes(values, picks);
-    out.reserve(bytes + 4 * picks.count() + PAD);
+    let n = picks.count();
+    // Views' lengths are summed as they are copied (a pass over the views
+    // first cost as much as reading them again): room for 16 bytes a value
+    // is made up front, and the page grows if they are longer.
+    let room = match values {
+        ByteValues::Views { .. } => n * 16,
+        _ => picked_bytes(values, picks),
+    };
+    out.reserve(room + 4 * n + PAD);
+    let mut bytes = 0;
     with_layout!(values, v => picks.for_each(#[inline(always)] |i| {
         let (src, len) = v.at_padded(i);
         // parquet writes the length as a u32, whatever it is.
         out.extend_from_slice(&(len as u32).to_le_bytes());
         append_value(out, src, len);
+        bytes += len;
         seen(i, &src[..len]);
     }));
     bytes

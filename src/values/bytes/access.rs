@@ -142,3 +142,33 @@ macro_rules! with_layout {
     };
 }
 pub(crate) use with_layout;
+
+/// The sum of the lengths in `views` (whole 16-byte views): each length
+/// read at a fixed offset of a fixed-size chunk, eight lanes of partial
+/// sums, so that the loop has no bounds checks and vectorises.
+#[inline]
+pub(super) fn view_lens_sum(views: &[u8]) -> usize {
+    let (chunks, _) = views.as_chunks::<16>();
+    let mut lanes = [0u64; 8];
+    let (groups, rest) = chunks.as_chunks::<8>();
+    for group in groups {
+        for (lane, view) in lanes.iter_mut().zip(group) {
+            *lane += len_of(view);
+        }
+    }
+    let tail: u64 = rest.iter().map(len_of).sum();
+    (lanes.iter().sum::<u64>() + tail) as usize
+}
+
+/// The length a view holds in its first four bytes.
+#[inline(always)]
+fn len_of(view: &[u8; 16]) -> u64 {
+    u64::from(u32::from_le_bytes([view[0], view[1], view[2], view[3]]))
+}
+
+/// The length in view `i`.
+#[inline(always)]
+pub(super) fn view_len(views: &[u8], i: usize) -> usize {
+    let at = i * 16;
+    u32::from_le_bytes(views[at..at + 4].try_into().unwrap()) as usize
+}
