@@ -246,7 +246,8 @@ fn key_u256<const W: usize>(v: &[u8; W], flip: bool) -> (u128, u128) {
 /// Positions of the first minimum and the first maximum of `values` by
 /// `key`. Blocks of 64 values are reduced branch-free (integer keys
 /// vectorise); a block is searched for a position only when it improves on
-/// the extremes so far, which in typical data few blocks do.
+/// the extremes so far, which in typical data few blocks do. `key` must be
+/// one to one (equal keys, equal values).
 #[inline(always)]
 fn min_max_by_key<T, K: Ord + Copy>(values: &[T], key: impl Fn(&T) -> K) -> (usize, usize) {
     const BLOCK: usize = 64;
@@ -259,14 +260,18 @@ fn min_max_by_key<T, K: Ord + Copy>(values: &[T], key: impl Fn(&T) -> K) -> (usi
             let k = key(v);
             (lo.min(k), hi.max(k))
         });
-        let find = |target: K| block.iter().position(|v| key(v) == target).unwrap_or(0);
+        // The minimum is looked for from the block's start and the maximum
+        // from its end: in rising data (event times, ids) every block has a
+        // new maximum, found at once at the end. The keys are one to one
+        // with the values, so any position of the extreme names the same
+        // bytes.
         if lo < min {
             min = lo;
-            min_i = b * BLOCK + find(lo);
+            min_i = b * BLOCK + block.iter().position(|v| key(v) == lo).unwrap_or(0);
         }
         if hi > max {
             max = hi;
-            max_i = b * BLOCK + find(hi);
+            max_i = b * BLOCK + block.iter().rposition(|v| key(v) == hi).unwrap_or(0);
         }
     }
     (min_i, max_i)
