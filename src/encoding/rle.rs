@@ -163,13 +163,26 @@ impl RleEncoder {
             }
             if self.at_group_boundary() && values.len() - i >= GROUP {
                 let group: &[u32; GROUP] = values[i..i + GROUP].try_into().unwrap();
-                i += GROUP;
                 if group.iter().all(|&x| x == group[0]) {
+                    i += GROUP;
                     self.start_rle_group(group[0]);
-                } else {
-                    pack_bits(&mut self.packed, group, self.bit_width);
-                    self.push_packed_group(group[GROUP - 1]);
+                    continue;
                 }
+                // The mixed groups from here, as many as the open bit-packed
+                // run still takes, packed in one call (a call per group of
+                // eight was most of the cost of packing dictionary indices).
+                let room = MAX_GROUPS - 1 - self.groups;
+                let (groups, _) = values[i..].as_chunks::<GROUP>();
+                let mixed = 1 + groups[1..]
+                    .iter()
+                    .take(room - 1)
+                    .take_while(|g| g.iter().any(|&x| x != g[0]))
+                    .count();
+                let end = i + mixed * GROUP;
+                pack_bits(&mut self.packed, &values[i..end], self.bit_width);
+                i = end;
+                self.groups += mixed - 1;
+                self.push_packed_group(values[end - 1]);
                 continue;
             }
             self.put(v);

@@ -197,3 +197,37 @@ fn max_buffer_size_matches_upstream() {
         }
     }
 }
+
+/// Long stretches of mixed groups (past the 63 groups of a bit-packed run),
+/// broken by whole repeated groups at random, fed in slices cut anywhere:
+/// the groups packed together come out as upstream's one by one.
+#[test]
+fn long_mixed_stretches_match_upstream() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for case in 0..300 {
+        let bit_width: u8 = rng.random_range(1..=24);
+        let max = ((1u64 << bit_width) - 1) as u32;
+        let n = rng.random_range(0..4000);
+        let mut values: Vec<u32> = Vec::with_capacity(n);
+        while values.len() < n {
+            if rng.random_bool(0.01) {
+                let v = rng.random_range(0..=max);
+                let run = rng.random_range(8..30).min(n - values.len());
+                values.extend(std::iter::repeat_n(v, run));
+            } else {
+                values.push(rng.random_range(0..=max));
+            }
+        }
+        let expected = upstream(bit_width, &values);
+        let mut enc = RleEncoder::new(bit_width);
+        let mut i = 0;
+        while i < values.len() {
+            let take = rng.random_range(1..=700).min(values.len() - i);
+            enc.put_slice(&values[i..i + take]);
+            i += take;
+        }
+        let mut out = Vec::new();
+        enc.finish_into(&mut out);
+        assert_eq!(out, expected, "case {case}");
+    }
+}
