@@ -105,12 +105,26 @@ impl Dictionary {
             true => range(chunks),
             false => (lo, hi),
         };
-        if close && (self.dense.contains(lo, hi) || self.make_window::<W>(lo, hi, chunks.len())) {
+        if lo == hi && chunks.len() > 1 {
+            // One value repeated (a date, a flag, a partition's key).
+            self.put_repeated::<W>(&chunks[0], chunks.len());
+        } else if close
+            && (self.dense.contains(lo, hi) || self.make_window::<W>(lo, hi, chunks.len()))
+        {
             self.put_dense(chunks);
         } else if !self.put_rising(chunks) {
             self.hash_pending(chunks.len());
             self.put_with::<W>(values);
         }
+    }
+
+    /// Interns `value` once (by the rules for a single value) and buffers its
+    /// key `n` times.
+    #[inline(never)]
+    fn put_repeated<const W: usize>(&mut self, value: &[u8; W], n: usize) {
+        self.put_int::<W>(value);
+        let key = *self.indices.last().expect("the value's key");
+        self.indices.resize(self.indices.len() + n - 1, key);
     }
 
     /// The most slots a window may have: four per entry the dictionary is

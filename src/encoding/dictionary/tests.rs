@@ -386,3 +386,31 @@ fn entries_grow_to_twice_or_the_expected_count() {
         assert!(entries_target(len, expected) > len);
     }
 }
+
+/// Mini-batches of one repeated value (new or known, close to the others
+/// or far from them, rising or falling), between mixed ones: the value is
+/// interned once and its key repeated, and the keys stay right.
+#[test]
+fn one_repeated_value_per_mini_batch() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for width in [4, 8] {
+        let mut values: Vec<i64> = Vec::new();
+        for run in 0..400 {
+            let v = match rng.random_range(0..4) {
+                0 => rng.random_range(0..50),
+                1 => run * 1_000_000,
+                2 => rng.random_range(i32::MIN as i64..i32::MAX as i64),
+                _ => -run,
+            };
+            let n = rng.random_range(1..300);
+            if rng.random_bool(0.2) {
+                values.extend((0..n).map(|_| rng.random_range(0..50)));
+            } else {
+                values.extend(std::iter::repeat_n(v, n));
+            }
+        }
+        for calls in [&[64][..], &[1, 2, 9, 100, 1000]] {
+            check_int_keys(width, &values, calls);
+        }
+    }
+}
