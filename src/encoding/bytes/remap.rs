@@ -160,7 +160,7 @@ impl KeyRemap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{Array, LargeStringArray, StringArray};
+    use arrow_array::{LargeStringArray, StringArray};
 
     /// Keys mapped through a kept remap are the keys a fresh remap gives.
     #[test]
