@@ -10,9 +10,9 @@
 //! two words rather than a byte compare.
 //!
 //! Values come either from a byte array by position, or (an Arrow
-//! dictionary array, whose values are already distinct) through a
-//! [`KeyRemap`](super::remap::KeyRemap): each Arrow key is looked up once,
-//! and its later rows cost a load.
+//! dictionary array, whose values are already distinct) through the key
+//! remap (`remap.rs`): each Arrow key is looked up once, and its later rows
+//! cost a load.
 
 use super::hash::{Short, hash_value, short};
 use crate::cpu::prefetch;

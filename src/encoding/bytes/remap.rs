@@ -160,7 +160,8 @@ impl KeyRemap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{LargeStringArray, StringArray};
+    use crate::values::bytes::Picks;
+    use arrow_array::{Array, LargeStringArray, StringArray};
 
     /// Keys mapped through a kept remap are the keys a fresh remap gives.
     #[test]
@@ -203,5 +204,24 @@ mod tests {
                 .unwrap()
                 .matches(&ByteValues::of(&large).unwrap())
         );
+    }
+
+    #[test]
+    fn a_remap_gives_the_keys_interning_gives() {
+        let dict_values =
+            StringArray::from(vec!["b", "", "a", "b", "long value past sixteen bytes"]);
+        let v = ByteValues::of(&dict_values).unwrap();
+        let rows: Vec<u32> = vec![0, 2, 0, 4, 1, 3, 3, 2];
+        let mut remapped = ByteDictionary::new();
+        let mut remap = KeyRemap::default();
+        remap.reset(dict_values.len());
+        let mut keys = rows.clone();
+        remap.put(&mut remapped, &v, &mut keys);
+        let mut direct = ByteDictionary::new();
+        let idx: Vec<usize> = rows.iter().map(|&k| k as usize).collect();
+        direct.put(&v, &Picks::Indices(&idx));
+        assert_eq!(remapped.indices(), direct.indices());
+        assert_eq!(keys, direct.indices());
+        assert_eq!(remapped.into_page(), direct.into_page());
     }
 }

@@ -3,8 +3,7 @@
 //! interning every value.
 
 use super::*;
-use crate::encoding::bytes::remap::KeyRemap;
-use arrow_array::{Array, BinaryArray, StringArray};
+use arrow_array::{BinaryArray, StringArray};
 
 fn random_values(n: usize, distinct: u64, seed: u64) -> Vec<Vec<u8>> {
     let mut x = seed | 1;
@@ -61,24 +60,6 @@ fn interns_in_first_seen_order() {
         assert_eq!(visited, entries);
         assert_eq!(d.into_page(), (page, entries.len()));
     }
-}
-
-#[test]
-fn a_remap_gives_the_keys_interning_gives() {
-    let dict_values = StringArray::from(vec!["b", "", "a", "b", "long value past sixteen bytes"]);
-    let v = ByteValues::of(&dict_values).unwrap();
-    let rows: Vec<u32> = vec![0, 2, 0, 4, 1, 3, 3, 2];
-    let mut remapped = ByteDictionary::new();
-    let mut remap = KeyRemap::default();
-    remap.reset(dict_values.len());
-    let mut keys = rows.clone();
-    remap.put(&mut remapped, &v, &mut keys);
-    let mut direct = ByteDictionary::new();
-    let idx: Vec<usize> = rows.iter().map(|&k| k as usize).collect();
-    direct.put(&v, &Picks::Indices(&idx));
-    assert_eq!(remapped.indices(), direct.indices());
-    assert_eq!(keys, direct.indices());
-    assert_eq!(remapped.into_page(), direct.into_page());
 }
 
 #[test]
