@@ -148,21 +148,34 @@ impl Dictionary {
             8 => self.put_int::<8>(values),
             _ => {
                 self.hash_pending(n);
-                match self.width {
-                    1 => self.put_with::<1>(values),
-                    2 => self.put_with::<2>(values),
-                    12 => self.put_with::<12>(values),
-                    16 => self.put_with::<16>(values),
-                    32 => self.put_with::<32>(values),
-                    w => {
-                        for value in values.chunks_exact(w).take(n) {
-                            let key = self.intern(value, hash_bytes(value));
-                            self.indices.push(key);
+                // Every width a decimal or a `FixedSizeBinary` id takes up
+                // to 32 bytes (Decimal128(20, 2) is 9, Decimal256(50, 18)
+                // 21) gets its own loop: fixed-size hashes and compares
+                // (a runtime width called `memcmp` for each compare).
+                macro_rules! widths {
+                    ($($w:literal)*) => {
+                        match self.width {
+                            $($w => return self.put_fixed::<$w>(values, n),)*
+                            _ => {}
                         }
-                    }
+                    };
+                }
+                widths!(1 2 3 5 6 7 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+                let w = self.width;
+                for value in values.chunks_exact(w).take(n) {
+                    let key = self.intern(value, hash_bytes(value));
+                    self.indices.push(key);
                 }
             }
         }
+        self.seen = self.seen.saturating_add(n);
+    }
+
+    /// [`Self::put_with`] of `n` values of the const width `W`, counted as
+    /// seen.
+    #[inline(never)]
+    fn put_fixed<const W: usize>(&mut self, values: &[u8], n: usize) {
+        self.put_with::<W>(values);
         self.seen = self.seen.saturating_add(n);
     }
 

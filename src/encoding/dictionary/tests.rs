@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 
 #[test]
 fn interns_in_insertion_order() {
-    for width in [1usize, 2, 3, 4, 8, 12, 16, 17, 32, 100] {
+    for width in [1usize, 2, 3, 4, 8, 9, 12, 16, 17, 21, 32, 33, 100] {
         let mut rng = StdRng::seed_from_u64(width as u64);
         let pool: Vec<Vec<u8>> = (0..300)
             .map(|_| (0..width).map(|_| rng.random()).collect())
