@@ -152,9 +152,7 @@ impl ByteDictionary {
         if n == 0 {
             return;
         }
-        if self.slots.is_empty() {
-            self.first_table(n);
-        }
+        self.ensure_table(n);
         // The keys go straight into the index buffer, grown once for all of
         // them (taken out of `self` meanwhile).
         let mut indices = std::mem::take(&mut self.indices);
@@ -190,8 +188,8 @@ impl ByteDictionary {
             // stale prefetch only wastes a request.
             let mask = self.slots.len() - 1;
             let far = self.slots.len() > SPARSE_SLOTS;
-            for (slot, i) in group.iter_mut().zip(out.iter().zip(&mut positions)) {
-                let value = values.at(i.1);
+            for (slot, i) in group.iter_mut().take(out.len()).zip(&mut positions) {
+                let value = values.at(i);
                 let hash = hash_value(value);
                 if far {
                     prefetch(&self.slots[hash as usize & mask]);
@@ -290,11 +288,6 @@ impl ByteDictionary {
         key
     }
 
-    /// Whether the table is still to be made.
-    pub(super) fn has_no_table(&self) -> bool {
-        self.slots.is_empty()
-    }
-
     /// Buffers the indices of `keys` (already in this dictionary).
     #[inline]
     pub(crate) fn push_indices(&mut self, keys: &[u32]) {
@@ -312,10 +305,18 @@ impl ByteDictionary {
         self.indices.clear();
     }
 
+    /// Makes the first table, if there is none, before `n` values are put.
+    #[inline]
+    pub(super) fn ensure_table(&mut self, n: usize) {
+        if self.slots.is_empty() {
+            self.first_table(n);
+        }
+    }
+
     /// The first table, sized for as many entries as `n` values could add
     /// (up to [`FIRST_ENTRIES`]).
     #[cold]
-    pub(super) fn first_table(&mut self, n: usize) {
+    fn first_table(&mut self, n: usize) {
         let entries = n.min(FIRST_ENTRIES);
         self.resize_table((entries * 8).next_power_of_two().max(64));
     }

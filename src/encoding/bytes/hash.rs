@@ -6,8 +6,7 @@
 //! than their sum): [`Short`]. Longer values are hashed eight bytes at a
 //! time and compared byte for byte.
 
-/// The multiplier of the mixes (the golden ratio in 64 bits).
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
+use crate::encoding::dictionary::hash::{A, B, K, fold};
 
 /// A value of at most 16 bytes as two words: with its length, equal words
 /// mean equal values.
@@ -38,20 +37,6 @@ fn read_u32(v: &[u8], at: usize) -> u32 {
 #[inline(always)]
 fn read_u64(v: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(v[at..at + 8].try_into().unwrap())
-}
-
-/// Constants xored into the words before they are multiplied (a zero
-/// operand would zero the product).
-const A: u64 = 0x243F_6A88_85A3_08D3;
-const B: u64 = 0x1319_8A2E_0370_7344;
-
-/// `a` times `b` in 128 bits, the halves folded together, then to 32 bits:
-/// every bit of either word reaches the result through one multiply.
-#[inline(always)]
-fn fold(a: u64, b: u64) -> u32 {
-    let p = u128::from(a) * u128::from(b);
-    let h = (p as u64) ^ ((p >> 64) as u64);
-    (h ^ (h >> 32)) as u32
 }
 
 /// The hash of a short value of length `n` with words `s`.

@@ -123,9 +123,7 @@ impl KeyRemap {
         if keys.is_empty() {
             return 0;
         }
-        if dict.has_no_table() {
-            dict.first_table(keys.len());
-        }
+        dict.ensure_table(keys.len());
         // `bytes` stays in a register: `map_new` returns the length rather
         // than adding to it through a reference.
         let mut bytes = 0;

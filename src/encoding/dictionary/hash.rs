@@ -20,17 +20,17 @@ pub(super) fn hash_fixed<const W: usize>(value: &[u8; W]) -> u32 {
 }
 
 /// The multiplier of the mixes (the golden ratio in 64 bits).
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
+pub(crate) const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Constants xored into the words before they are multiplied (a zero
 /// operand would zero the product).
-const A: u64 = 0x243F_6A88_85A3_08D3;
-const B: u64 = 0x1319_8A2E_0370_7344;
+pub(crate) const A: u64 = 0x243F_6A88_85A3_08D3;
+pub(crate) const B: u64 = 0x1319_8A2E_0370_7344;
 
 /// `a` times `b` in 128 bits, the halves folded together, then to 32 bits:
 /// every bit of either word reaches the result through one multiply.
 #[inline(always)]
-fn fold(a: u64, b: u64) -> u32 {
+pub(crate) fn fold(a: u64, b: u64) -> u32 {
     let p = u128::from(a) * u128::from(b);
     let h = (p as u64) ^ ((p >> 64) as u64);
     (h ^ (h >> 32)) as u32

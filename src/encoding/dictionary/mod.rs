@@ -6,7 +6,7 @@
 //! entry: the value store and the table grow geometrically.
 
 mod dense;
-mod hash;
+pub(crate) mod hash;
 mod rising;
 mod table;
 #[cfg(test)]
@@ -155,28 +155,26 @@ impl Dictionary {
                 macro_rules! widths {
                     ($($w:literal)*) => {
                         match self.width {
-                            $($w => return self.put_fixed::<$w>(values, n),)*
-                            _ => {}
+                            $($w => self.put_fixed::<$w>(values),)*
+                            w => {
+                                for value in values.chunks_exact(w).take(n) {
+                                    let key = self.intern(value, hash_bytes(value));
+                                    self.indices.push(key);
+                                }
+                            }
                         }
                     };
                 }
                 widths!(1 2 3 5 6 7 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
-                let w = self.width;
-                for value in values.chunks_exact(w).take(n) {
-                    let key = self.intern(value, hash_bytes(value));
-                    self.indices.push(key);
-                }
             }
         }
         self.seen = self.seen.saturating_add(n);
     }
 
-    /// [`Self::put_with`] of `n` values of the const width `W`, counted as
-    /// seen.
+    /// [`Self::put_with`], not inlined (one loop per width).
     #[inline(never)]
-    fn put_fixed<const W: usize>(&mut self, values: &[u8], n: usize) {
+    fn put_fixed<const W: usize>(&mut self, values: &[u8]) {
         self.put_with::<W>(values);
-        self.seen = self.seen.saturating_add(n);
     }
 
     /// Interns values of the const width `W` a group at a time: the group's
