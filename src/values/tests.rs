@@ -1,5 +1,6 @@
 //! Value kinds, widths and conversions against `parquet`'s own.
 
+use super::native::D256Fit;
 use super::*;
 use arrow_array::{Array, Decimal128Array, Decimal256Array, FixedSizeBinaryArray};
 use arrow_buffer::i256;
@@ -133,6 +134,42 @@ fn unfit_decimals_are_found() {
     assert_eq!(v.first_unfit_decimal(2, |_| true), Some(1));
     assert_eq!(v.first_unfit_decimal(2, |i| i == 0), None);
     assert_eq!(v.format_decimal(0), "1");
+}
+
+/// The limb-wise Decimal256 check agrees with the byte-wise one at every
+/// width, on each side of every width's bounds.
+#[test]
+fn decimal256_fit_matches_the_bytes() {
+    let mut values = vec![i256::ZERO, i256::ONE, i256::MINUS_ONE, i256::MAX, i256::MIN];
+    for bits in 1..256u32 {
+        let edge = i256::ONE << (bits - 1) as u8;
+        for v in [edge, edge.wrapping_neg()] {
+            values.extend([v, v.wrapping_add(i256::ONE), v.wrapping_sub(i256::ONE)]);
+        }
+    }
+    let a = Decimal256Array::from(values.clone());
+    for width in 1..32 {
+        let fit = D256Fit::new(width);
+        for v in &values {
+            let bytes = v.to_le_bytes();
+            let fill = if bytes[width - 1] & 0x80 != 0 {
+                0xFF
+            } else {
+                0
+            };
+            let want = bytes[width..].iter().any(|&b| b != fill);
+            assert_eq!(fit.unfit(&bytes), want, "{v} in {width} bytes");
+        }
+        if width > 16 {
+            let v = NativeValues::new(LeafKind::Decimal256, width, &a).unwrap();
+            let want = values.iter().position(|x| {
+                let b = x.to_le_bytes();
+                let fill = if b[width - 1] & 0x80 != 0 { 0xFF } else { 0 };
+                b[width..].iter().any(|&c| c != fill)
+            });
+            assert_eq!(v.first_unfit_decimal(values.len(), |_| true), want);
+        }
+    }
 }
 
 #[test]
