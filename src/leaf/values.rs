@@ -103,11 +103,12 @@ impl<'a> LeafValues<'a> {
 
     /// The PLAIN size (lengths included) of a write of `count` values out
     /// of the leaf's `len` positions: exact for offsets, the leaf's span
-    /// (nulls' bytes too) otherwise estimated from what is at hand.
+    /// (nulls' bytes too), sampled for many views, otherwise estimated
+    /// from what is at hand.
     pub(super) fn plain_bytes(&self, len: usize, count: usize) -> usize {
         let bytes = match self {
             Self::Fixed(_) => 0,
-            Self::Bytes { values, keys: None } => values.bytes_in(0, len),
+            Self::Bytes { values, keys: None } => values.bytes_estimate(len),
             Self::Bytes { values, .. } => {
                 let n = values.len();
                 match n {

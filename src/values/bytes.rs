@@ -154,6 +154,25 @@ impl<'a> ByteValues<'a> {
         }
     }
 
+    /// The bytes of values `0..len` for sizing page blocks: exact for
+    /// offsets and for a few views; for many views, every 64th view's
+    /// length scaled up by an eighth more (summing every length read the
+    /// whole views array once more before the values were copied: 5% of a
+    /// `Utf8View` column's time).
+    pub(crate) fn bytes_estimate(&self, len: usize) -> usize {
+        const STRIDE: usize = 64;
+        match *self {
+            Self::Views { views, .. } if len >= 64 * STRIDE => {
+                let (all, _) = views[..len * 16].as_chunks::<16>();
+                let sampled: u64 = all.iter().step_by(STRIDE).map(view_len_of).sum();
+                let count = all.len().div_ceil(STRIDE) as u128;
+                let scaled = u128::from(sampled) * len as u128 / count;
+                usize::try_from(scaled + scaled / 8).unwrap_or(usize::MAX)
+            }
+            _ => self.bytes_in(0, len),
+        }
+    }
+
     /// The largest length any value can have: for views the largest data
     /// buffer (a value lies in one), but at least the inline size.
     pub(crate) fn max_view_len(&self) -> Option<usize> {
@@ -415,7 +434,7 @@ mod access;
 mod picks;
 
 pub(crate) use access::{OffsetValues, PAD, ValueAt, ViewValues, with_layout};
-use access::{view_len, view_lens_sum};
+use access::{len_of as view_len_of, view_len, view_lens_sum};
 pub(crate) use picks::{ByteSource, Picks};
 
 #[cfg(test)]

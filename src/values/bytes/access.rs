@@ -105,19 +105,27 @@ impl<'a> ValueAt<'a> for ViewValues<'a> {
         u32::from_le_bytes(self.views[i * 16..i * 16 + 4].try_into().unwrap()) as usize
     }
 
+    /// Without a branch on whether the value is inline (strings of 8 to
+    /// 40 bytes went either way at random): both the inline place and a
+    /// data buffer are looked up, the buffer number clamped to one that
+    /// exists, and the value's buffer and start are chosen between them.
     #[inline(always)]
     fn at_padded(&self, i: usize) -> (&'a [u8], usize) {
         let view: &'a [u8; 16] = self.views[i * 16..i * 16 + 16].try_into().unwrap();
-        let len = u32::from_le_bytes(view[..4].try_into().unwrap()) as usize;
-        if len <= INLINE {
-            // Inline: the views after this one follow its bytes.
-            let start = i * 16 + 4;
-            padded(self.views, start, start + len)
-        } else {
-            let b = u32::from_le_bytes(view[8..12].try_into().unwrap()) as usize;
-            let o = u32::from_le_bytes(view[12..16].try_into().unwrap()) as usize;
-            padded(self.buffers[b].as_slice(), o, o + len)
-        }
+        let word = |at: usize| u32::from_le_bytes(view[at..at + 4].try_into().unwrap()) as usize;
+        let len = word(0);
+        let inline = len <= INLINE;
+        let last = self.buffers.len().saturating_sub(1);
+        let buffer = self
+            .buffers
+            .get(word(8).min(last))
+            .map_or(&[][..], |b| b.as_slice());
+        // Inline: the views after this one follow its bytes.
+        let (data, start) = match inline {
+            true => (self.views, i * 16 + 4),
+            false => (buffer, word(12)),
+        };
+        padded(data, start, start + len)
     }
 }
 
@@ -162,7 +170,7 @@ pub(super) fn view_lens_sum(views: &[u8]) -> usize {
 
 /// The length a view holds in its first four bytes.
 #[inline(always)]
-fn len_of(view: &[u8; 16]) -> u64 {
+pub(super) fn len_of(view: &[u8; 16]) -> u64 {
     u64::from(u32::from_le_bytes([view[0], view[1], view[2], view[3]]))
 }
 

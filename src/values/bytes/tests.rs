@@ -6,6 +6,7 @@ use super::*;
 use arrow_array::builder::{BinaryViewBuilder, StringViewBuilder};
 use arrow_array::{
     ArrayRef, BinaryArray, DictionaryArray, LargeBinaryArray, LargeStringArray, StringArray,
+    StringViewArray,
 };
 use arrow_buffer::NullBuffer;
 use std::sync::Arc;
@@ -84,12 +85,47 @@ fn every_layout_reads_as_arrow_does() {
                 assert_eq!(v.value(i), want, "{} at {i}", array.data_type());
                 assert_eq!(v.value_len(i), want.len());
             }
+            // The padded reads of the copy loops start with the value.
+            with_layout!(&v, l => for i in 0..len {
+                let (src, n) = l.at_padded(i);
+                assert_eq!(&src[..n], arrow_value(sliced.as_ref(), i), "padded {i}");
+            });
             if len > 0 {
                 let total: usize = (0..len).map(|i| v.value_len(i)).sum();
                 assert_eq!(v.bytes_in(0, len), total);
             }
         }
     }
+}
+
+/// Views with no data buffer (every value inline, the bytes where an
+/// out-of-line view keeps its buffer number as high as they go) and views
+/// whose values are in several buffers read as Arrow reads them, and the
+/// sizing estimate of many views is near their bytes.
+#[test]
+fn inline_views_without_buffers_and_estimates() {
+    let inline = StringViewArray::from(vec![
+        "",
+        "a",
+        "~~~~~~~~~~~~",
+        "\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}",
+    ]);
+    assert!(inline.data_buffers().is_empty());
+    let v = ByteValues::of(&inline).unwrap();
+    with_layout!(&v, l => for i in 0..inline.len() {
+        let (src, n) = l.at_padded(i);
+        assert_eq!(&src[..n], inline.value(i).as_bytes());
+    });
+    let many: Vec<Option<String>> = (0..20_000).map(|i| Some("x".repeat(i % 41))).collect();
+    let array = view_array(&many, false);
+    let v = ByteValues::of(array.as_ref()).unwrap();
+    let exact = v.bytes_in(0, many.len());
+    let estimate = v.bytes_estimate(many.len());
+    assert!(
+        estimate >= exact && estimate <= exact + exact / 4,
+        "{estimate} for {exact}"
+    );
+    assert_eq!(v.bytes_estimate(100), v.bytes_in(0, 100));
 }
 
 #[test]
