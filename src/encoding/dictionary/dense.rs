@@ -17,7 +17,7 @@
 
 use super::Dictionary;
 use super::table::entries_target;
-use crate::cpu::with_avx2;
+use crate::cpu::{prefetch, with_avx2};
 
 /// The largest window of a dictionary whose expected count is unknown, in
 /// slots of 4 bytes (256 KiB).
@@ -27,6 +27,12 @@ const MAX_SLOTS: usize = 1 << 16;
 /// hold 262,144 entries (1 MiB of INT32 values) may have a window four
 /// times that, about what its table and hashes would take.
 const MAX_SLOTS_EXPECTED: usize = 1 << 20;
+
+/// Windows of more slots (128 KiB) are read ahead ([`AHEAD`] values).
+const FAR_SLOTS: usize = 1 << 15;
+
+/// How many values ahead a far window is read.
+const AHEAD: usize = 16;
 
 /// The values whose range is looked at first.
 const SAMPLE: usize = 8;
@@ -190,7 +196,18 @@ impl Dictionary {
         // One pass that holds everything in registers: the index buffer's
         // length is written once (the slice's length is known), and a new
         // entry (rare) is a call.
-        self.indices.extend(chunks.iter().map(|v| {
+        // A window past the core's nearer caches is read a few values
+        // ahead: a new entry's branch goes either way at random while the
+        // dictionary fills, and each miss of it let only one window load
+        // wait on memory at a time.
+        let far = keys.len() > FAR_SLOTS;
+        self.indices.extend(chunks.iter().enumerate().map(|(i, v)| {
+            if far && let Some(later) = chunks.get(i + AHEAD) {
+                let at = int(later).wrapping_sub(base) as u64 as usize;
+                if let Some(slot) = keys.get(at) {
+                    prefetch(slot);
+                }
+            }
             let at = int(v).wrapping_sub(base) as u64 as usize;
             match keys[at] {
                 0 => insert(keys, at, values, len, expected, v),
