@@ -280,6 +280,15 @@ impl RleEncoder {
         self.groups = 0;
     }
 
+    /// Appends a dictionary-encoded data page's indices to `dst`: the bit
+    /// width byte, then `indices` RLE / bit-packed at that width.
+    pub(crate) fn write_indices(&mut self, bit_width: u8, indices: &[u32], dst: &mut Vec<u8>) {
+        dst.push(bit_width);
+        self.set_bit_width(bit_width);
+        self.put_slice(indices);
+        self.finish_into(dst);
+    }
+
     /// Flushes the open run, appends the encoded bytes to `dst` and resets the
     /// encoder for the next page (keeping its buffers).
     pub(crate) fn finish_into(&mut self, dst: &mut Vec<u8>) {

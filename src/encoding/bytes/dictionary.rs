@@ -16,6 +16,7 @@
 
 use super::hash::{Short, hash_value, short};
 use crate::cpu::prefetch;
+use crate::encoding::dictionary::probe::{Probe, probe, slot_of, vacant};
 use crate::encoding::rle::{RleEncoder, max_buffer_size, num_required_bits};
 use crate::values::bytes::{ByteValues, Picks, ValueAt, with_layout};
 
@@ -225,22 +226,14 @@ impl ByteDictionary {
         if self.entries.len() >= self.grow_at {
             self.grow();
         }
-        let mask = self.slots.len() - 1;
-        let low = self.low;
-        let mut pos = hash as usize & mask;
-        loop {
-            let slot = self.slots[pos];
-            if slot == 0 {
-                return self.insert_at(pos, value, hash);
-            }
-            if (slot ^ hash) & !low == 0 {
-                let key = (slot & low) - 1;
-                let e = &self.entries[key as usize];
-                if e.len as usize == n && e.short == s {
-                    return key;
-                }
-            }
-            pos = (pos + 1) & mask;
+        let entries = &self.entries;
+        let is = |key: u32| {
+            let e = &entries[key as usize];
+            e.len as usize == n && e.short == s
+        };
+        match probe(&self.slots, self.low, hash, is) {
+            Probe::Found(key) => key,
+            Probe::Vacant(pos) => self.insert_at(pos, value, hash),
         }
     }
 
@@ -250,29 +243,21 @@ impl ByteDictionary {
         if self.entries.len() >= self.grow_at {
             self.grow();
         }
-        let mask = self.slots.len() - 1;
-        let low = self.low;
-        let mut pos = hash as usize & mask;
-        loop {
-            let slot = self.slots[pos];
-            if slot == 0 {
-                return self.insert_at(pos, value, hash);
-            }
-            if (slot ^ hash) & !low == 0 {
-                let key = (slot & low) - 1;
-                let e = self.entries[key as usize];
-                if e.len as usize == value.len() && &self.page[e.start..][..value.len()] == value {
-                    return key;
-                }
-            }
-            pos = (pos + 1) & mask;
+        let (entries, page) = (&self.entries, &self.page);
+        let is = |key: u32| {
+            let e = entries[key as usize];
+            e.len as usize == value.len() && &page[e.start..][..value.len()] == value
+        };
+        match probe(&self.slots, self.low, hash, is) {
+            Probe::Found(key) => key,
+            Probe::Vacant(pos) => self.insert_at(pos, value, hash),
         }
     }
 
     #[inline(always)]
     fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
         let key = self.entries.len() as u32;
-        self.slots[pos] = (hash & !self.low) | (key + 1);
+        self.slots[pos] = slot_of(hash, self.low, key as usize);
         self.page.reserve(4 + value.len());
         // parquet writes the length as a u32, whatever it is.
         self.page
@@ -297,11 +282,7 @@ impl ByteDictionary {
     /// Appends the current page's indices (bit width byte, then RLE /
     /// bit-packed indices) to `dst` and clears them.
     pub(crate) fn finish_page_into(&mut self, dst: &mut Vec<u8>) {
-        let bit_width = self.bit_width();
-        dst.push(bit_width);
-        self.rle.set_bit_width(bit_width);
-        self.rle.put_slice(&self.indices);
-        self.rle.finish_into(dst);
+        self.rle.write_indices(self.bit_width(), &self.indices, dst);
         self.indices.clear();
     }
 
@@ -340,13 +321,9 @@ impl ByteDictionary {
         let low = self.low;
         self.slots.clear();
         self.slots.resize(capacity, 0);
-        let mask = capacity - 1;
         for (key, e) in self.entries.iter().enumerate() {
-            let mut pos = e.hash as usize & mask;
-            while self.slots[pos] != 0 {
-                pos = (pos + 1) & mask;
-            }
-            self.slots[pos] = (e.hash & !low) | (key as u32 + 1);
+            let pos = vacant(&self.slots, e.hash);
+            self.slots[pos] = slot_of(e.hash, low, key);
         }
     }
 }

@@ -7,6 +7,7 @@
 
 mod dense;
 pub(crate) mod hash;
+pub(crate) mod probe;
 mod rising;
 mod table;
 #[cfg(test)]
@@ -17,6 +18,7 @@ use crate::cpu::prefetch;
 use crate::values::Slots;
 use dense::Dense;
 use hash::{hash_bytes, hash_fixed};
+use probe::{Probe, probe, slot_of};
 use rising::Top;
 use table::SPARSE_SLOTS;
 
@@ -233,29 +235,21 @@ impl Dictionary {
         if self.len >= self.grow_at {
             self.grow();
         }
-        let mask = self.slots.len() - 1;
-        let low = self.low;
-        let mut pos = hash as usize & mask;
-        loop {
-            let slot = self.slots[pos];
-            if slot == 0 {
-                return self.insert_at(pos, value, hash);
-            }
-            if (slot ^ hash) & !low == 0 {
-                let key = (slot & low) - 1;
-                let start = key as usize * width;
-                if self.values[start..start + width] == *value {
-                    return key;
-                }
-            }
-            pos = (pos + 1) & mask;
+        let values = &self.values;
+        let is = |key: u32| {
+            let start = key as usize * width;
+            values[start..start + width] == *value
+        };
+        match probe(&self.slots, self.low, hash, is) {
+            Probe::Found(key) => key,
+            Probe::Vacant(pos) => self.insert_at(pos, value, hash),
         }
     }
 
     #[inline(always)]
     fn insert_at(&mut self, pos: usize, value: &[u8], hash: u32) -> u32 {
         let key = self.len as u32;
-        self.slots[pos] = (hash & !self.low) | (key + 1);
+        self.slots[pos] = slot_of(hash, self.low, key as usize);
         if self.hashes.len() == self.hashes.capacity() {
             self.reserve_entries();
         }
@@ -268,11 +262,7 @@ impl Dictionary {
     /// Appends the current page's indices (bit width byte, then RLE/bit-packed
     /// indices) to `dst` and clears them.
     pub(crate) fn finish_page_into(&mut self, dst: &mut Vec<u8>) {
-        let bit_width = self.bit_width();
-        dst.push(bit_width);
-        self.rle.set_bit_width(bit_width);
-        self.rle.put_slice(&self.indices);
-        self.rle.finish_into(dst);
+        self.rle.write_indices(self.bit_width(), &self.indices, dst);
         self.indices.clear();
     }
 }

@@ -3,6 +3,7 @@
 
 use super::Dictionary;
 use super::hash::{hash_bytes, hash_fixed};
+use super::probe::{slot_of, vacant};
 use crate::cpu::prefetch;
 
 impl Dictionary {
@@ -35,12 +36,8 @@ impl Dictionary {
             while key >= self.grow_at {
                 self.grow();
             }
-            let mask = self.slots.len() - 1;
-            let mut pos = hash as usize & mask;
-            while self.slots[pos] != 0 {
-                pos = (pos + 1) & mask;
-            }
-            self.slots[pos] = (hash & !self.low) | (key as u32 + 1);
+            let pos = vacant(&self.slots, hash);
+            self.slots[pos] = slot_of(hash, self.low, key);
             self.hashes.push(hash);
         }
     }
@@ -133,11 +130,8 @@ impl Dictionary {
             if let Some(&later) = self.hashes.get(key + AHEAD) {
                 prefetch(&self.slots[later as usize & mask]);
             }
-            let mut pos = hash as usize & mask;
-            while self.slots[pos] != 0 {
-                pos = (pos + 1) & mask;
-            }
-            self.slots[pos] = (hash & !low) | (key as u32 + 1);
+            let pos = vacant(&self.slots, hash);
+            self.slots[pos] = slot_of(hash, low, key);
         }
     }
 }
