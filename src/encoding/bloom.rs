@@ -18,6 +18,11 @@ use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::BloomFilterProperties;
 use twox_hash::XxHash64;
 
+/// A block of the filter: eight 32-bit words, little-endian, as the file
+/// holds them (so that the filter is handed over without a copy into the
+/// file's byte order).
+type Block = [u8; 32];
+
 /// The spec's salts for the eight words of a block.
 const SALT: [u32; 8] = [
     0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31,
@@ -44,11 +49,13 @@ fn block_index(hash: u64, blocks: usize) -> usize {
 
 /// Sets a value's eight bits (one per word) in its block.
 #[inline(always)]
-fn insert_hash(words: &mut [[u32; 8]], hash: u64) {
+fn insert_hash(words: &mut [Block], hash: u64) {
     let x = hash as u32;
     let block = &mut words[block_index(hash, words.len())];
-    for i in 0..8 {
-        block[i] |= 1 << (x.wrapping_mul(SALT[i]) >> 27);
+    let (block, _) = block.as_chunks_mut::<4>();
+    for (word, salt) in block.iter_mut().zip(SALT) {
+        let bits = u32::from_le_bytes(*word) | 1 << (x.wrapping_mul(salt) >> 27);
+        *word = bits.to_le_bytes();
     }
 }
 
@@ -60,11 +67,7 @@ const GROUP: usize = 16;
 
 /// Hashes each value and inserts it with `insert`.
 #[inline(always)]
-fn insert_all_with(
-    words: &mut [[u32; 8]],
-    values: Slots<'_>,
-    insert: impl Fn(&mut [[u32; 8]], u64),
-) {
+fn insert_all_with(words: &mut [Block], values: Slots<'_>, insert: impl Fn(&mut [Block], u64)) {
     // Common widths get their own copy, where the hash's length is a
     // constant.
     macro_rules! fixed {
@@ -86,9 +89,9 @@ fn insert_all_with(
 /// known, then the updates.
 #[inline(always)]
 fn insert_grouped<'a>(
-    words: &mut [[u32; 8]],
+    words: &mut [Block],
     mut values: impl Iterator<Item = &'a [u8]>,
-    insert: &impl Fn(&mut [[u32; 8]], u64),
+    insert: &impl Fn(&mut [Block], u64),
 ) {
     let mut hashes = [0u64; GROUP];
     loop {
@@ -112,7 +115,7 @@ fn insert_grouped<'a>(
 /// products, shifts and ORs at once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn insert_all_avx2(words: &mut [[u32; 8]], values: Slots<'_>) {
+unsafe fn insert_all_avx2(words: &mut [Block], values: Slots<'_>) {
     use std::arch::x86_64::*;
     insert_all_with(words, values, |words, hash| {
         let block = &mut words[block_index(hash, words.len())];
@@ -133,9 +136,9 @@ unsafe fn insert_all_avx2(words: &mut [[u32; 8]], values: Slots<'_>) {
 /// for values of any lengths.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn insert_each_avx2<'a>(words: &mut [[u32; 8]], values: impl Iterator<Item = &'a [u8]>) {
+unsafe fn insert_each_avx2<'a>(words: &mut [Block], values: impl Iterator<Item = &'a [u8]>) {
     use std::arch::x86_64::*;
-    insert_grouped(words, values, &|words: &mut [[u32; 8]], hash: u64| {
+    insert_grouped(words, values, &|words: &mut [Block], hash: u64| {
         let block = &mut words[block_index(hash, words.len())];
         // SAFETY: as in `insert_all_avx2`.
         unsafe {
@@ -154,7 +157,7 @@ unsafe fn insert_each_avx2<'a>(words: &mut [[u32; 8]], values: impl Iterator<Ite
 pub(crate) struct BloomFilter {
     blocks: usize,
     fpp: f64,
-    words: Vec<[u32; 8]>,
+    words: Vec<Block>,
     /// One bit per value of one or two bytes (booleans, `Float16`, one-byte
     /// `FixedSizeBinary`) set once the value is in the filter: inserting a
     /// value again sets no new bit (the filter is the OR of its values'
@@ -187,7 +190,7 @@ impl BloomFilter {
             return Ok(());
         }
         if self.words.is_empty() {
-            self.words = vec![[0; 8]; self.blocks];
+            self.words = vec![[0; 32]; self.blocks];
         }
         if let Some(width @ (1 | 2)) = values.fixed_width() {
             self.insert_small(values.data(), width);
@@ -230,7 +233,7 @@ impl BloomFilter {
             return;
         };
         if self.words.is_empty() {
-            self.words = vec![[0; 8]; self.blocks];
+            self.words = vec![[0; 32]; self.blocks];
         }
         let values = std::iter::once(first).chain(values);
         #[cfg(target_arch = "x86_64")]
@@ -252,13 +255,8 @@ impl BloomFilter {
         if self.words.is_empty() {
             return Sbbf::new_with_num_of_bytes(MIN_BYTES);
         }
-        let mut bytes = Vec::with_capacity(self.words.len() * 32);
-        for block in &self.words {
-            for word in block {
-                bytes.extend_from_slice(&word.to_le_bytes());
-            }
-        }
-        let mut filter = Sbbf::new(&bytes);
+        // The blocks are the filter's bytes as the file holds them.
+        let mut filter = Sbbf::new(self.words.as_flattened());
         filter.fold_to_target_fpp(self.fpp);
         filter
     }
@@ -357,7 +355,7 @@ mod tests {
             scalar.blocks = up.num_blocks();
             let values: Vec<u8> = (0..width * 500).map(|_| rng.random()).collect();
             ours.insert_all(Slots::fixed(&values, width)).unwrap();
-            scalar.words = vec![[0; 8]; scalar.blocks];
+            scalar.words = vec![[0; 32]; scalar.blocks];
             insert_all_with(&mut scalar.words, Slots::fixed(&values, width), insert_hash);
             assert_eq!(ours.words, scalar.words);
             for v in values.chunks_exact(width) {
