@@ -272,3 +272,21 @@ fn budget_windows_count_as_parquet_counts() {
         }
     }
 }
+
+/// An out-of-line view naming a data buffer the array does not have (only
+/// an array built unchecked can hold one) is refused in debug builds, not
+/// read from another buffer.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "names data buffer 3")]
+fn a_view_naming_a_missing_buffer_is_refused() {
+    let mut view = [0u8; 16];
+    view[..4].copy_from_slice(&20u32.to_le_bytes());
+    view[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let buffers = [arrow_buffer::Buffer::from(vec![7u8; 64])];
+    let v = ViewValues {
+        views: &view,
+        buffers: &buffers,
+    };
+    let _ = v.at_padded(0);
+}
