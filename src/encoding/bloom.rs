@@ -214,11 +214,11 @@ impl BloomFilter {
             self.seen.resize(slots / 64, 0);
         }
         for value in data.chunks_exact(width) {
-            let at = match *value {
-                [b] => usize::from(b),
-                [lo, hi] => usize::from(u16::from_le_bytes([lo, hi])),
-                _ => unreachable!("one or two bytes"),
-            };
+            // The value's bytes as a little-endian number.
+            let at = value
+                .iter()
+                .rev()
+                .fold(0, |at, &b| at << 8 | usize::from(b));
             let (word, bit) = (at / 64, 1u64 << (at % 64));
             if self.seen[word] & bit == 0 {
                 self.seen[word] |= bit;

@@ -257,15 +257,17 @@ impl<'a> NativeValues<'a> {
                 (0..len).find(|&i| unfit(&natives[i]) && is_valid(i))
             }
             LeafKind::Decimal256 if self.width < 32 => {
-                // The same two passes as Decimal128's, a value checked as
-                // four 64-bit limbs (a byte at a time, the check was a
-                // twentieth of the demo's time).
-                let fit = D256Fit::new(self.width);
+                // The same two passes as Decimal128's (byte by byte, the
+                // check was a twentieth of the demo's time).
+                let shift = 8 * self.width as u8 - 1;
                 let (natives, _) = self.bytes[..len * 32].as_chunks::<32>();
-                if !natives.iter().fold(false, |acc, v| acc | fit.unfit(v)) {
+                if !natives
+                    .iter()
+                    .fold(false, |acc, v| acc | d256_unfit(v, shift))
+                {
                     return None;
                 }
-                (0..len).find(|&i| fit.unfit(&natives[i]) && is_valid(i))
+                (0..len).find(|&i| d256_unfit(&natives[i], shift) && is_valid(i))
             }
             _ => None,
         }
@@ -318,48 +320,9 @@ fn d128_unfit(v: &[u8; 16], shift: u32) -> bool {
     (x + 1) as u128 > 1
 }
 
-/// Whether a Decimal256 fits `width` bytes, checked a 64-bit limb at a
-/// time: every bit from the width's sign bit up must equal that bit.
-#[derive(Clone, Copy)]
-pub(super) struct D256Fit {
-    /// The bits of each limb (least significant first) that must equal the
-    /// sign bit: the sign bit and all above it.
-    masks: [u64; 4],
-    /// The limb that holds the sign bit, and the bit's place in it.
-    limb: usize,
-    bit: u32,
-}
-
-impl D256Fit {
-    /// The check for `width` bytes (1 to 31).
-    pub(super) fn new(width: usize) -> Self {
-        debug_assert!((1..32).contains(&width));
-        let sign = 8 * width as u32 - 1;
-        let masks = std::array::from_fn(|j| {
-            let low = 64 * j as u32;
-            match sign {
-                s if s <= low => u64::MAX,
-                s if s >= low + 64 => 0,
-                s => u64::MAX << (s - low),
-            }
-        });
-        Self {
-            masks,
-            limb: sign as usize / 64,
-            bit: sign % 64,
-        }
-    }
-
-    /// Whether the little-endian Decimal256 `v` does not fit.
-    #[inline(always)]
-    pub(super) fn unfit(&self, v: &[u8; 32]) -> bool {
-        let (words, _) = v.as_chunks::<8>();
-        let limbs: [u64; 4] = std::array::from_fn(|j| u64::from_le_bytes(words[j]));
-        let fill = 0u64.wrapping_sub((limbs[self.limb] >> self.bit) & 1);
-        let off = limbs
-            .iter()
-            .zip(&self.masks)
-            .fold(0, |acc, (l, m)| acc | ((l ^ fill) & m));
-        off != 0
-    }
+/// Whether a Decimal256 does not fit the width whose sign bit is `shift`.
+#[inline(always)]
+pub(super) fn d256_unfit(v: &[u8; 32], shift: u8) -> bool {
+    let x = i256::from_le_bytes(*v) >> shift;
+    x != i256::ZERO && x != i256::MINUS_ONE
 }
