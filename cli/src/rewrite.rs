@@ -4,6 +4,7 @@
 //! groups, and report time and throughput.
 
 use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -19,6 +20,9 @@ use parquet::schema::types::ColumnPath;
 use crate::workloads::value_bytes;
 use crate::workloads::{mib, thousands};
 use crate::{Arg, Args};
+
+/// Capacity of the `BufWriter` in front of the output file.
+const OUTPUT_BUFFER: usize = 1 << 20;
 
 struct Options {
     input: PathBuf,
@@ -259,7 +263,7 @@ fn row_group_at(row_group_ends: &[u64], rows: u64) -> usize {
 /// the files in error messages.
 fn copy_batches(
     mut reader: ParquetRecordBatchReader,
-    mut writer: parquet_flba::ArrowWriter<File>,
+    mut writer: parquet_flba::ArrowWriter<BufWriter<File>>,
     total_rows: u64,
     row_group_ends: &[u64],
     input: &Path,
@@ -308,9 +312,12 @@ fn copy_batches(
     }
     pb.set_message("closing");
     let t = Instant::now();
-    let written = writer
-        .close()
-        .map_err(|e| format!("failed finishing {}: {e}", output.display()))?;
+    let finishing =
+        |e: &dyn std::fmt::Display| format!("failed finishing {}: {e}", output.display());
+    let written = writer.finish().map_err(|e| finishing(&e))?;
+    // The footer and the last bytes are still in the `BufWriter`: flushed
+    // here so that a failure is reported, not lost when it is dropped.
+    writer.inner_mut().flush().map_err(|e| finishing(&e))?;
     write_time += t.elapsed();
     let total_time = started.elapsed();
     pb.finish_and_clear();
@@ -387,6 +394,10 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         path: output,
         keep: false,
     };
+    // Column chunks reach the output 8 KiB at a time (`append_column`'s
+    // copy loop); a `File` makes each a system call, so they are gathered
+    // into 1 MiB writes.
+    let out_file = BufWriter::with_capacity(OUTPUT_BUFFER, out_file);
     let writer = parquet_flba::ArrowWriter::try_new(out_file, schema, Some(props))
         .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
     let counters = copy_batches(reader, writer, total_rows, &row_group_ends, input, output)?;

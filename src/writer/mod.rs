@@ -111,6 +111,13 @@ impl<W: Write + Send> std::fmt::Debug for ArrowWriter<W> {
 impl<W: Write + Send> ArrowWriter<W> {
     /// Creates a writer over `output` with the given properties (the
     /// default ones if `None`).
+    ///
+    /// Column chunks reach `output` in writes of at most 8 KiB (through
+    /// `SerializedRowGroupWriter::append_column`, as parquet 58's own
+    /// writer does): where each write is a system call (a `File`, a
+    /// socket), wrap `output` in a [`BufWriter`](std::io::BufWriter) of a
+    /// MiB or so, and flush it after [`Self::finish`] so that a failure is
+    /// seen (the README's "Writing to a file" has the figures).
     pub fn try_new(output: W, schema: SchemaRef, props: Option<WriterProperties>) -> Result<Self> {
         let options = props
             .map(|p| ArrowWriterOptions::new().with_properties(p))
