@@ -111,44 +111,40 @@ fn insert_grouped<'a>(
     }
 }
 
-/// [`insert_all_with`] with the block update in AVX2: the eight salted
+/// Sets `hash`'s eight bits in its block with AVX2: the eight salted
 /// products, shifts and ORs at once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn insert_all_avx2(words: &mut [Block], values: Slots<'_>) {
+#[inline]
+fn set_bits_avx2(words: &mut [Block], hash: u64) {
     use std::arch::x86_64::*;
-    insert_all_with(words, values, |words, hash| {
-        let block = &mut words[block_index(hash, words.len())];
-        // SAFETY: AVX2 is enabled for this function; the loads and stores
-        // are unaligned and cover exactly the 32 bytes of `block` and `SALT`.
-        unsafe {
-            let salts = _mm256_loadu_si256(SALT.as_ptr().cast());
-            let x = _mm256_set1_epi32(hash as u32 as i32);
-            let shifts = _mm256_srli_epi32::<27>(_mm256_mullo_epi32(x, salts));
-            let bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), shifts);
-            let ptr = block.as_mut_ptr().cast::<__m256i>();
-            _mm256_storeu_si256(ptr, _mm256_or_si256(_mm256_loadu_si256(ptr), bits));
-        }
-    });
+    let block = &mut words[block_index(hash, words.len())];
+    // SAFETY: AVX2 is enabled for this function; the loads and stores are
+    // unaligned and cover exactly the 32 bytes of `block` and `SALT`.
+    unsafe {
+        let salts = _mm256_loadu_si256(SALT.as_ptr().cast());
+        let x = _mm256_set1_epi32(hash as u32 as i32);
+        let shifts = _mm256_srli_epi32::<27>(_mm256_mullo_epi32(x, salts));
+        let bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), shifts);
+        let ptr = block.as_mut_ptr().cast::<__m256i>();
+        _mm256_storeu_si256(ptr, _mm256_or_si256(_mm256_loadu_si256(ptr), bits));
+    }
 }
 
-/// [`insert_grouped`] with the AVX2 block update of [`insert_all_avx2`],
-/// for values of any lengths.
+/// [`insert_all_with`] with the block update of [`set_bits_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn insert_all_avx2(words: &mut [Block], values: Slots<'_>) {
+    insert_all_with(words, values, |words, hash| set_bits_avx2(words, hash));
+}
+
+/// [`insert_grouped`] with the block update of [`set_bits_avx2`], for
+/// values of any lengths.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn insert_each_avx2<'a>(words: &mut [Block], values: impl Iterator<Item = &'a [u8]>) {
-    use std::arch::x86_64::*;
     insert_grouped(words, values, &|words: &mut [Block], hash: u64| {
-        let block = &mut words[block_index(hash, words.len())];
-        // SAFETY: as in `insert_all_avx2`.
-        unsafe {
-            let salts = _mm256_loadu_si256(SALT.as_ptr().cast());
-            let x = _mm256_set1_epi32(hash as u32 as i32);
-            let shifts = _mm256_srli_epi32::<27>(_mm256_mullo_epi32(x, salts));
-            let bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), shifts);
-            let ptr = block.as_mut_ptr().cast::<__m256i>();
-            _mm256_storeu_si256(ptr, _mm256_or_si256(_mm256_loadu_si256(ptr), bits));
-        }
+        set_bits_avx2(words, hash)
     });
 }
 
