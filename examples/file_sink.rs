@@ -10,8 +10,9 @@
 //! 8 KiB at a time (as parquet 58's own writer does). Each call to a `File`
 //! is a system call, so a bare `File` costs this crate a call per 8 KiB;
 //! a `BufWriter` in front of it gathers them (see the README, "Writing to a
-//! file"). Rounds alternate the writers and the two sinks; reported: min and
-//! median per writer and sink, and the ratio of the medians.
+//! file"). Rounds alternate the writers and the two sinks, and the two
+//! writers' files are checked to be identical; reported: min and median per
+//! writer and sink, and the ratio of the medians.
 //!
 //! ```text
 //! cargo run --release --example file_sink
@@ -30,19 +31,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use workloads::tables::{TABLE_BATCHES, TABLE_ROWS, TABLES};
-use workloads::{Writer, config, write_file};
+use workloads::{Writer, config, exit_code, parse_count, write_file};
 
 /// The `BufWriter`'s capacity.
 const BUFFER: usize = 1 << 20;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(run())
 }
 
 fn run() -> Result<(), String> {
@@ -54,7 +49,7 @@ fn run() -> Result<(), String> {
         let mut value = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
             "--tables" => names = value()?,
-            "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
+            "--rounds" => rounds = parse_count(&a, &value()?)?,
             "--dir" => dir = PathBuf::from(value()?),
             _ => return Err(format!("unknown argument {a}")),
         }
@@ -73,8 +68,8 @@ fn run() -> Result<(), String> {
         let schema = batches[0].schema();
         // [writer][buffered] -> times in ms
         let mut times = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
-        let mut sizes = [0u64; 2];
-        for round in 0..rounds.max(1) {
+        let mut files: [Vec<u8>; 2] = Default::default();
+        for round in 0..rounds {
             for (wi, writer) in Writer::BOTH.iter().enumerate() {
                 for buffered in [round % 2 == 1, round % 2 == 0] {
                     let path = dir.join(format!("file_sink_{}.parquet", writer.name()));
@@ -90,13 +85,14 @@ fn run() -> Result<(), String> {
                     };
                     written.map_err(|e| format!("{name}: {e}"))?;
                     times[wi][buffered as usize].push(start.elapsed().as_secs_f64() * 1e3);
-                    sizes[wi] = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
+                    files[wi] =
+                        std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                     let _ = std::fs::remove_file(&path);
                 }
             }
         }
-        if sizes[0] != sizes[1] {
-            return Err(format!("{name}: file sizes differ: {sizes:?}"));
+        if files[0] != files[1] {
+            return Err(format!("{name}: the two writers' files differ"));
         }
         for (buffered, sink) in [(0, "File"), (1, "BufWriter<File>")] {
             let mut med = [0.0; 2];
