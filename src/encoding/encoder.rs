@@ -178,7 +178,11 @@ impl ColumnEncoder {
                 let expected = (props.column_dictionary_page_size_limit(path) / width.max(1))
                     .saturating_add(props.write_batch_size())
                     .saturating_add(1);
-                Dictionary::with_expected(width, expected)
+                let dictionary = Dictionary::with_expected(width, expected);
+                match physical {
+                    PhysicalType::FLOAT | PhysicalType::DOUBLE => dictionary.for_floats(),
+                    _ => dictionary,
+                }
             }),
             fallback,
             extremes: PageExtremes {

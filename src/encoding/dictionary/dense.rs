@@ -48,22 +48,25 @@ const SLOTS_PER_VALUE: usize = 16;
 /// entry whose value (as a signed integer) is `v`, or 0.
 #[derive(Debug, Default)]
 pub(super) struct Dense {
-    base: i64,
+    pub(super) base: i64,
     pub(super) keys: Vec<u32>,
     /// Entries `0..covered` are in `keys` where their value is in the window.
-    covered: usize,
+    pub(super) covered: usize,
     /// Values put since the window was last made.
     since: usize,
+    /// A mini-batch's keys and places in the window (floats keyed by their
+    /// decimals).
+    pub(super) scratch: Vec<i64>,
 }
 
 impl Dense {
     /// Bytes held.
     pub(super) fn memory_size(&self) -> usize {
-        self.keys.capacity() * 4
+        self.keys.capacity() * 4 + self.scratch.capacity() * 8
     }
 
     /// Whether `lo..=hi` lies in the window.
-    fn contains(&self, lo: i64, hi: i64) -> bool {
+    pub(super) fn contains(&self, lo: i64, hi: i64) -> bool {
         let size = self.keys.len() as i128;
         let base = self.base as i128;
         size > 0 && lo as i128 >= base && (hi as i128) < base + size
@@ -103,6 +106,9 @@ impl Dictionary {
             return;
         }
         self.dense.since = self.dense.since.saturating_add(chunks.len());
+        if self.floats && self.put_scaled::<W>(chunks) {
+            return;
+        }
         // A few values too far apart for any window (floats' bits, hashes,
         // spread-out ids) settle it without a pass over all of them.
         let (lo, hi) = range(&chunks[..chunks.len().min(SAMPLE)]);
@@ -115,7 +121,8 @@ impl Dictionary {
             // One value repeated (a date, a flag, a partition's key).
             self.put_repeated::<W>(&chunks[0], chunks.len());
         } else if close
-            && (self.dense.contains(lo, hi) || self.make_window::<W>(lo, hi, chunks.len()))
+            && !self.floats
+            && (self.dense.contains(lo, hi) || self.make_window(lo, hi, chunks.len()))
         {
             self.put_dense(chunks);
         } else if !self.put_rising(chunks) {
@@ -148,7 +155,7 @@ impl Dictionary {
     /// where both fit), if its size and the values put since the last one
     /// allow; false if not.
     #[cold]
-    fn make_window<const W: usize>(&mut self, lo: i64, hi: i64, n: usize) -> bool {
+    pub(super) fn make_window(&mut self, lo: i64, hi: i64, n: usize) -> bool {
         let (mut from, mut to) = (lo as i128, hi as i128);
         let max_window = self.max_window();
         let had = !self.dense.keys.is_empty();
@@ -237,7 +244,7 @@ impl Dictionary {
 
 /// A new entry, found through the window at `at`: its key.
 #[inline(never)]
-fn insert<const W: usize>(
+pub(super) fn insert<const W: usize>(
     keys: &mut [u32],
     at: usize,
     values: &mut Vec<u8>,

@@ -9,6 +9,9 @@ mod dense;
 pub(crate) mod hash;
 pub(crate) mod probe;
 mod rising;
+mod scaled;
+#[cfg(test)]
+mod scaled_tests;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -20,6 +23,7 @@ use dense::Dense;
 use hash::{hash_bytes, hash_fixed};
 use probe::{Probe, probe, slot_of};
 use rising::Top;
+use scaled::Scale;
 use table::SPARSE_SLOTS;
 
 /// A dictionary of `width`-byte values with the indices of the current page.
@@ -40,6 +44,11 @@ pub(crate) struct Dictionary {
     dense: Dense,
     /// The greatest entry of 4- or 8-byte values.
     top: Top,
+    /// Whether the values are FLOAT or DOUBLE: the window is then keyed by
+    /// their decimals ([`scaled`]), never by their bits.
+    floats: bool,
+    /// The exponent of a float column's decimals.
+    scale: Scale,
     len: usize,
     /// The table grows when `len` reaches this.
     grow_at: usize,
@@ -75,6 +84,8 @@ impl Dictionary {
             hashes: Vec::new(),
             dense: Dense::default(),
             top: Top::default(),
+            floats: false,
+            scale: Scale::Off,
             len: 0,
             grow_at: 0,
             low: 0,
@@ -83,6 +94,16 @@ impl Dictionary {
             indices: Vec::new(),
             rle: RleEncoder::new(0),
         }
+    }
+
+    /// The dictionary of a FLOAT or DOUBLE column (4 or 8 bytes): values
+    /// that are decimals are looked up by their digits ([`scaled`]).
+    pub(crate) fn for_floats(mut self) -> Self {
+        if matches!(self.width, 4 | 8) {
+            self.floats = true;
+            self.scale = Scale::Unknown(0);
+        }
+        self
     }
 
     /// Number of distinct values.

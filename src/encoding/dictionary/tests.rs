@@ -170,14 +170,21 @@ fn a_few_thousand_distinct_values_keep_a_small_table() {
 /// given sizes, in turn, and checks the keys and the dictionary page
 /// against a map of first appearances.
 fn check_int_keys(width: usize, values: &[i64], calls: &[usize]) -> Dictionary {
-    use std::collections::HashMap;
     let bytes: Vec<u8> = values
         .iter()
         .flat_map(|v| v.to_le_bytes()[..width].to_vec())
         .collect();
+    check_keys(Dictionary::with_expected(width, 100_000), &bytes, calls)
+}
+
+/// Puts `bytes` (values of the dictionary's width) into `dict` in calls of
+/// the given sizes, in turn, and checks the keys and the dictionary page
+/// against a map of first appearances (by bytes).
+pub(super) fn check_keys(mut dict: Dictionary, bytes: &[u8], calls: &[usize]) -> Dictionary {
+    use std::collections::HashMap;
+    let width = dict.width;
     let mut map: HashMap<&[u8], u32> = HashMap::new();
-    let mut keys = Vec::new();
-    let mut page = Vec::new();
+    let (mut keys, mut page) = (Vec::new(), Vec::new());
     for v in bytes.chunks(width) {
         let next = map.len() as u32;
         let key = *map.entry(v).or_insert(next);
@@ -186,16 +193,16 @@ fn check_int_keys(width: usize, values: &[i64], calls: &[usize]) -> Dictionary {
         }
         keys.push(key);
     }
-    let mut dict = Dictionary::with_expected(width, 100_000);
+    let count = bytes.len() / width;
     let (mut at, mut turn) = (0, 0);
-    while at < values.len() {
-        let n = calls[turn % calls.len()].min(values.len() - at);
+    while at < count {
+        let n = calls[turn % calls.len()].min(count - at);
         dict.put(Slots::fixed(&bytes[at * width..(at + n) * width], width));
         at += n;
         turn += 1;
     }
     assert!(dict.indices == keys, "width {width}, calls {calls:?}");
-    assert_eq!(dict.values().data(), page.as_slice());
+    assert_eq!(dict.values().data(), page.as_slice(), "width {width}");
     dict
 }
 
