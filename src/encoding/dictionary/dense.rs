@@ -106,7 +106,7 @@ impl Dictionary {
             return;
         }
         self.dense.since = self.dense.since.saturating_add(chunks.len());
-        if self.floats && self.put_scaled::<W>(chunks) {
+        if self.floats() && self.put_scaled::<W>(chunks) {
             return;
         }
         // A few values too far apart for any window (floats' bits, hashes,
@@ -121,7 +121,7 @@ impl Dictionary {
             // One value repeated (a date, a flag, a partition's key).
             self.put_repeated::<W>(&chunks[0], chunks.len());
         } else if close
-            && !self.floats
+            && !self.floats()
             && (self.dense.contains(lo, hi) || self.make_window(lo, hi, chunks.len()))
         {
             self.put_dense(chunks);
@@ -196,7 +196,7 @@ impl Dictionary {
     /// Interns values that all lie in the window.
     #[inline(always)]
     fn put_dense<const W: usize>(&mut self, chunks: &[[u8; W]]) {
-        self.cover_pending::<W>();
+        self.cover_with::<W>(|v| Some(int(v)));
         let base = self.dense.base;
         let keys = self.dense.keys.as_mut_slice();
         let (values, len, expected) = (&mut self.values, &mut self.len, self.expected);
@@ -224,18 +224,21 @@ impl Dictionary {
         self.dense.covered = self.len;
     }
 
-    /// Puts the entries added since the window last saw them into it.
-    fn cover_pending<const W: usize>(&mut self) {
+    /// Puts the entries added since the window last saw them into it, each
+    /// at its key (`None`: no place in the window).
+    #[inline(always)]
+    pub(super) fn cover_with<const W: usize>(&mut self, key: impl Fn(&[u8; W]) -> Option<i64>) {
         let dense = &mut self.dense;
         if dense.covered == self.len {
             return;
         }
         let window = 0..dense.keys.len() as i128;
         let (entries, _) = self.values.as_chunks::<W>();
-        for (key, v) in entries.iter().enumerate().skip(dense.covered) {
-            let at = int(v) as i128 - dense.base as i128;
+        for (entry, v) in entries.iter().enumerate().skip(dense.covered) {
+            let Some(k) = key(v) else { continue };
+            let at = k as i128 - dense.base as i128;
             if window.contains(&at) {
-                dense.keys[at as usize] = key as u32 + 1;
+                dense.keys[at as usize] = entry as u32 + 1;
             }
         }
         dense.covered = self.len;

@@ -44,10 +44,8 @@ pub(crate) struct Dictionary {
     dense: Dense,
     /// The greatest entry of 4- or 8-byte values.
     top: Top,
-    /// Whether the values are FLOAT or DOUBLE: the window is then keyed by
-    /// their decimals ([`scaled`]), never by their bits.
-    floats: bool,
-    /// The exponent of a float column's decimals.
+    /// How the window is keyed: by the values (integers), or for FLOAT and
+    /// DOUBLE by their decimals ([`scaled`]), never by their bits.
     scale: Scale,
     len: usize,
     /// The table grows when `len` reaches this.
@@ -84,8 +82,7 @@ impl Dictionary {
             hashes: Vec::new(),
             dense: Dense::default(),
             top: Top::default(),
-            floats: false,
-            scale: Scale::Off,
+            scale: Scale::Ints,
             len: 0,
             grow_at: 0,
             low: 0,
@@ -100,10 +97,14 @@ impl Dictionary {
     /// that are decimals are looked up by their digits ([`scaled`]).
     pub(crate) fn for_floats(mut self) -> Self {
         if matches!(self.width, 4 | 8) {
-            self.floats = true;
             self.scale = Scale::Unknown(0);
         }
         self
+    }
+
+    /// Whether the values are FLOAT or DOUBLE.
+    fn floats(&self) -> bool {
+        self.scale != Scale::Ints
     }
 
     /// Number of distinct values.

@@ -40,7 +40,10 @@ const TRIES: u32 = 8;
 /// Where a float dictionary stands with its exponent.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Scale {
-    /// Not a float column (or one whose values are not decimals): no keys.
+    /// Not a float column: the window, if any, is keyed by the values
+    /// themselves.
+    Ints,
+    /// A float column whose values are not decimals: no keys, no window.
     Off,
     /// Not chosen yet; the count of mini-batches that did not show one.
     Unknown(u32),
@@ -83,15 +86,18 @@ fn key32(bits: u32, scale: f32) -> i64 {
 /// The key of a `W`-byte float (4: FLOAT, 8: DOUBLE) at exponent `e`.
 #[inline(always)]
 pub(super) fn key<const W: usize>(v: &[u8; W], e: u32) -> i64 {
+    key_at(v, POWERS[e as usize])
+}
+
+/// The key of a `W`-byte float at `10^e = scale`.
+#[inline(always)]
+fn key_at<const W: usize>(v: &[u8; W], scale: f64) -> i64 {
     if W == 4 {
-        key32(
-            u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
-            POWERS[e as usize] as f32,
-        )
+        key32(u32::from_le_bytes([v[0], v[1], v[2], v[3]]), scale as f32)
     } else {
         let mut b = [0u8; 8];
         b.copy_from_slice(&v[..8]);
-        key64(u64::from_le_bytes(b), POWERS[e as usize])
+        key64(u64::from_le_bytes(b), scale)
     }
 }
 
@@ -104,19 +110,10 @@ fn keys<const W: usize>(values: &[[u8; W]], e: u32, out: &mut Vec<i64>) -> (i64,
         out.resize(values.len(), NO_KEY);
     }
     let out = &mut out[..values.len()];
+    let scale = POWERS[e as usize];
     with_avx2(|| {
-        if W == 4 {
-            let scale = POWERS[e as usize] as f32;
-            for (v, slot) in values.iter().zip(out.iter_mut()) {
-                *slot = key32(u32::from_le_bytes([v[0], v[1], v[2], v[3]]), scale);
-            }
-        } else {
-            let scale = POWERS[e as usize];
-            for (v, slot) in values.iter().zip(out.iter_mut()) {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(&v[..8]);
-                *slot = key64(u64::from_le_bytes(b), scale);
-            }
+        for (v, slot) in values.iter().zip(out.iter_mut()) {
+            *slot = key_at(v, scale);
         }
         let (mut lo, mut hi, mut fit) = (i64::MAX, i64::MIN, 0usize);
         for &k in out.iter() {
@@ -154,7 +151,7 @@ impl Dictionary {
             (false, _) => Scale::Off,
         };
         if windowed {
-            self.cover_scaled::<W>(e);
+            self.cover_with::<W>(|v| Some(key(v, e)).filter(|&k| k != NO_KEY));
             let start = self.indices.len();
             self.indices.resize(start + chunks.len(), 0);
             let mut from = 0;
@@ -176,7 +173,7 @@ impl Dictionary {
     /// if it is not yet: the smallest that keys the most of them.
     fn exponent<const W: usize>(&mut self, chunks: &[[u8; W]]) -> Option<u32> {
         match self.scale {
-            Scale::Off => None,
+            Scale::Ints | Scale::Off => None,
             Scale::Exponent(e, _) => Some(e),
             Scale::Unknown(_) if chunks.len() < SAMPLE => None,
             Scale::Unknown(tries) => {
@@ -232,24 +229,5 @@ impl Dictionary {
     fn put_hashed<const W: usize>(&mut self, value: &[u8; W]) -> u32 {
         self.hash_pending(1);
         self.intern_fixed::<W>(value, super::hash::hash_fixed::<W>(value))
-    }
-
-    /// Puts the entries added since the window last saw them into it, by
-    /// their keys at exponent `e`.
-    fn cover_scaled<const W: usize>(&mut self, e: u32) {
-        let dense = &mut self.dense;
-        if dense.covered == self.len {
-            return;
-        }
-        let size = dense.keys.len() as u64;
-        let (entries, _) = self.values.as_chunks::<W>();
-        for (entry, v) in entries.iter().enumerate().skip(dense.covered) {
-            let k = key(v, e);
-            let place = k.wrapping_sub(dense.base) as u64;
-            if k != NO_KEY && place < size {
-                dense.keys[place as usize] = entry as u32 + 1;
-            }
-        }
-        dense.covered = self.len;
     }
 }

@@ -204,10 +204,10 @@ fn other_floats_stop_trying() {
 #[test]
 fn only_float_columns_are_keyed_by_decimals() {
     let dict = Dictionary::with_expected(8, 100).for_floats();
-    assert!(dict.floats);
+    assert!(dict.floats());
     for width in [1, 2, 12, 16] {
         let dict = Dictionary::with_expected(width, 100).for_floats();
-        assert!(!dict.floats && dict.scale == Scale::Off, "width {width}");
+        assert!(!dict.floats() && dict.scale == Scale::Ints, "width {width}");
     }
-    assert!(!Dictionary::with_expected(4, 100).floats);
+    assert!(!Dictionary::with_expected(4, 100).floats());
 }
