@@ -260,10 +260,21 @@ impl PageSink {
     /// [`Self::return_block`] or [`Self::return_block_with_page`]; meanwhile
     /// it is the borrower's (and counted in its memory). In-memory sinks only.
     pub(crate) fn lend_block(&mut self, room: usize) -> Result<Vec<u8>> {
+        self.lend(room, true)
+    }
+
+    /// Lends a block as [`Self::lend_block`] does for a page whose size is
+    /// known (`room` at most): a new block is sized as one to push it
+    /// into, not for the PLAIN values the hint expects.
+    pub(crate) fn lend_block_for_page(&mut self, room: usize) -> Result<Vec<u8>> {
+        self.lend(room, false)
+    }
+
+    fn lend(&mut self, room: usize, plain: bool) -> Result<Vec<u8>> {
         if self.lent.is_some() {
             return Err(internal("a block is already lent"));
         }
-        self.block_with_room(room, true);
+        self.block_with_room(room, plain);
         let index = self.blocks.len() - 1;
         self.lent = Some(index);
         Ok(std::mem::take(&mut self.blocks[index]))

@@ -16,57 +16,13 @@ use super::bloom::BloomFilter;
 use super::dictionary::Dictionary;
 use super::fallback::Fallback;
 use super::min_max::{MinMax, batch_min_max};
+use super::page::{DataPageValues, DictionaryPage, PageBytes};
 use crate::values::{Slots, ValueOrder, ValueSource};
 use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::bloom_filter::Sbbf;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnDescPtr;
-
-/// A data page's values, as [`ColumnEncoder::flush_data_page`] hands them over.
-#[derive(Debug)]
-pub(crate) struct DataPageValues<'a> {
-    /// The page encoding.
-    pub encoding: Encoding,
-    /// The encoded values.
-    pub bytes: PageBytes<'a>,
-    /// The page's min and max (unset without statistics or values).
-    pub min_max: &'a MinMax,
-    /// NaNs seen by the statistics (floating-point columns), if any were
-    /// gathered.
-    pub nan_count: Option<u64>,
-    /// The total length of the page's values, for byte arrays
-    /// (`unencoded_byte_array_data_bytes`).
-    pub variable_length_bytes: Option<i64>,
-}
-
-/// Where a flushed page's encoded values are.
-#[derive(Debug)]
-pub(crate) enum PageBytes<'a> {
-    /// In the encoder, until its next flush.
-    Encoded(&'a [u8]),
-    /// PLAIN values at the end of their block, handed over with it.
-    Block(PageBlock),
-}
-
-impl PageBytes<'_> {
-    /// The page's encoded values.
-    pub(crate) fn as_slice(&self) -> &[u8] {
-        match self {
-            PageBytes::Encoded(bytes) => bytes,
-            PageBytes::Block(block) => block.values(),
-        }
-    }
-}
-
-/// The dictionary page's body (the distinct values, PLAIN) and entry count.
-#[derive(Debug)]
-pub(crate) struct DictionaryPage {
-    /// The distinct values, back to back in key order.
-    pub values: Vec<u8>,
-    /// Number of distinct values.
-    pub num_values: usize,
-}
 
 /// Min/max (and, for floats, NaN count) of the current page's values.
 #[derive(Debug)]
@@ -346,14 +302,41 @@ impl ColumnEncoder {
         }
     }
 
+    /// At most how many bytes the current page's values take once they are
+    /// written out at the cut (dictionary indices, DELTA_BINARY_PACKED,
+    /// BYTE_STREAM_SPLIT); `None` for a PLAIN page (it has its block) and
+    /// the encoders that are not written that way.
+    fn values_bound(&self) -> Option<usize> {
+        match (&self.dictionary, &self.fallback) {
+            (Some(dict), _) => Some(dict.indices_bound()),
+            (None, Fallback::DeltaInt32(enc)) => Some(enc.finished_bound()),
+            (None, Fallback::DeltaInt64(enc)) => Some(enc.finished_bound()),
+            (None, Fallback::ByteStreamSplit(buf)) => Some(buf.len()),
+            _ => None,
+        }
+    }
+
     /// Ends the current data page: its encoding, encoded values and min/max.
-    /// The encoded bytes stay valid until the next flush.
-    pub(crate) fn flush_data_page(&mut self) -> Result<DataPageValues<'_>> {
+    /// Values written out at the cut go into the block `lend` gives for at
+    /// most so many bytes (a block of the sink, where the page stays), or
+    /// without one into the encoder's buffer, valid until the next flush.
+    pub(crate) fn flush_data_page(
+        &mut self,
+        lend: impl FnOnce(usize) -> Result<Option<PageBlock>>,
+    ) -> Result<DataPageValues<'_>> {
+        let mut lent = match self.values_bound() {
+            Some(bound) => lend(bound)?,
+            None => None,
+        };
         self.num_values = 0;
         self.out.clear();
+        let dst = match &mut lent {
+            Some(block) => block.buffer(),
+            None => &mut self.out,
+        };
         let (encoding, plain) = match (&mut self.dictionary, &mut self.fallback) {
             (Some(dict), _) => {
-                dict.finish_page_into(&mut self.out);
+                dict.finish_page_into(dst);
                 (Encoding::RLE_DICTIONARY, None)
             }
             (None, Fallback::Plain(block)) => {
@@ -361,14 +344,15 @@ impl ColumnEncoder {
             }
             (None, other) => {
                 other
-                    .finish_into(self.width, &mut self.out)
+                    .finish_into(self.width, dst)
                     .map_err(|e| with_column(e, &self.column))?;
                 (other.encoding(), None)
             }
         };
-        let bytes = match plain {
-            Some(block) => PageBytes::Block(block),
-            None => PageBytes::Encoded(&self.out),
+        // A PLAIN page has no bound, so no lent block besides its own.
+        let bytes = match (plain, lent) {
+            (Some(block), _) | (None, Some(block)) => PageBytes::Block(block),
+            (None, None) => PageBytes::Encoded(&self.out),
         };
         let (min_max, nan_count) = self.extremes.flush();
         Ok(DataPageValues {

@@ -25,8 +25,9 @@ pub(crate) mod dictionary;
 pub(crate) mod encoder;
 pub(crate) mod fallback;
 pub(crate) mod min_max;
+pub(crate) mod page;
 pub(crate) mod rle;
 pub(crate) mod values;
 
-pub(crate) use encoder::{DictionaryPage, PageBytes};
+pub(crate) use page::{DictionaryPage, PageBytes};
 pub(crate) use values::ValueEncoder;

@@ -4,7 +4,8 @@
 
 use super::block::PageBlock;
 use super::bytes::encoder::ByteEncoder;
-use super::encoder::{ColumnEncoder, DataPageValues, DictionaryPage};
+use super::encoder::ColumnEncoder;
+use super::page::{DataPageValues, DictionaryPage};
 use crate::values::{ValueOrder, ValueSource};
 use parquet::basic::Type as PhysicalType;
 use parquet::bloom_filter::Sbbf;
@@ -131,9 +132,13 @@ impl ValueEncoder {
         each!(self, e => e.move_page_block(fresh))
     }
 
-    /// Ends the current data page.
-    pub(crate) fn flush_data_page(&mut self) -> Result<DataPageValues<'_>> {
-        each!(self, e => e.flush_data_page())
+    /// Ends the current data page, its values in the block `lend` gives
+    /// where the encoding writes them at the cut.
+    pub(crate) fn flush_data_page(
+        &mut self,
+        lend: impl FnOnce(usize) -> Result<Option<PageBlock>>,
+    ) -> Result<DataPageValues<'_>> {
+        each!(self, e => e.flush_data_page(lend))
     }
 
     /// Ends dictionary encoding: the dictionary page, if there was one.

@@ -20,8 +20,12 @@ impl PageBuilder {
         if compat::EMPTY_PAGES_SKIPPED && self.page.levels == 0 {
             return Ok(());
         }
+        let headroom = self.page_headroom();
+        let output = &mut self.output;
+        let values = self
+            .encoder
+            .flush_data_page(|bound| output.lend_for_values(headroom, bound))?;
         let s = &self.s;
-        let values = self.encoder.flush_data_page()?;
         // Statistics and index entries first: they do not depend on the bytes.
         let page_stats = values.min_max.is_set() && s.statistics == EnabledStatistics::Page;
         self.statistics.add_page(

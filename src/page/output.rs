@@ -151,6 +151,24 @@ impl PageOutput {
         Ok(())
     }
 
+    /// A block of the sink for a page whose values the encoder writes out
+    /// when the page is cut (dictionary indices, DELTA_BINARY_PACKED,
+    /// BYTE_STREAM_SPLIT): `headroom` bytes for header and levels, then
+    /// room for `bound` bytes of values, which stay where they are written.
+    /// `None` where pages are compressed or stored elsewhere (the encoder
+    /// then writes into its own buffer, copied from there).
+    pub(crate) fn lend_for_values(
+        &mut self,
+        headroom: usize,
+        bound: usize,
+    ) -> Result<Option<PageBlock>> {
+        if self.codec.is_some() || !self.sink.direct() || self.sink.has_lent_block() {
+            return Ok(None);
+        }
+        let block = self.sink.lend_block_for_page(headroom + bound)?;
+        Ok(Some(PageBlock::new(block, headroom)))
+    }
+
     /// How large new blocks of the sink should be: `hint`, except that with
     /// a codec lent blocks only hold one page before it is compressed (and
     /// are reused), so they are not made large up front. A tight sink keeps

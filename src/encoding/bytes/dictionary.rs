@@ -279,6 +279,11 @@ impl ByteDictionary {
         self.indices.extend_from_slice(keys);
     }
 
+    /// At most how many bytes [`Self::finish_page_into`] appends now.
+    pub(crate) fn indices_bound(&self) -> usize {
+        1 + max_buffer_size(self.bit_width(), self.indices.len()) + 8
+    }
+
     /// Appends the current page's indices (bit width byte, then RLE /
     /// bit-packed indices) to `dst` and clears them.
     pub(crate) fn finish_page_into(&mut self, dst: &mut Vec<u8>) {

@@ -16,8 +16,8 @@ use super::min_max::{Extremes, PageKeys};
 use super::remap::KeyRemap;
 use crate::encoding::block::PageBlock;
 use crate::encoding::bloom::BloomFilter;
-use crate::encoding::encoder::{DataPageValues, DictionaryPage, PageBytes};
 use crate::encoding::min_max::MinMax;
+use crate::encoding::page::{DataPageValues, DictionaryPage, PageBytes};
 use crate::values::ValueOrder;
 use crate::values::bytes::{ByteSource, Picks};
 use parquet::basic::Encoding;
@@ -271,10 +271,29 @@ impl ByteEncoder {
     }
 
     /// Ends the current data page: its encoding, values, min/max and byte
-    /// count. The encoded bytes stay valid until the next flush.
-    pub(crate) fn flush_data_page(&mut self) -> Result<DataPageValues<'_>> {
+    /// count. Values written out at the cut (all but PLAIN's) go into the
+    /// block `lend` gives for at most so many bytes (a block of the sink, where the page stays), or
+    /// without one into the encoder's buffer, valid until the next flush.
+    pub(crate) fn flush_data_page(
+        &mut self,
+        lend: impl FnOnce(usize) -> Result<Option<PageBlock>>,
+    ) -> Result<DataPageValues<'_>> {
+        let bound = match (&self.dictionary, &self.fallback) {
+            (Some(dict), _) => Some(dict.indices_bound()),
+            (None, Fallback::DeltaLength(enc)) => Some(enc.finished_bound()),
+            (None, Fallback::Delta(enc)) => Some(enc.finished_bound()),
+            (None, Fallback::Plain(_)) => None,
+        };
+        let mut lent = match bound {
+            Some(bound) => lend(bound)?,
+            None => None,
+        };
         self.num_values = 0;
         self.out.clear();
+        let dst = match &mut lent {
+            Some(block) => block.buffer(),
+            None => &mut self.out,
+        };
         let (encoding, plain) = match (&mut self.dictionary, &mut self.fallback) {
             (Some(dict), _) => {
                 if let Some((lo, hi)) = self.page_keys.min_max() {
@@ -282,29 +301,31 @@ impl ByteEncoder {
                     self.current.update(order, dict.entry(lo), dict.entry(hi));
                 }
                 self.page_keys.clear();
-                dict.finish_page_into(&mut self.out);
+                dict.finish_page_into(dst);
                 (Encoding::RLE_DICTIONARY, None)
             }
             (None, Fallback::Plain(block)) => {
                 (Encoding::PLAIN, Some(block.take().unwrap_or_default()))
             }
             (None, Fallback::DeltaLength(enc)) => {
-                enc.finish_into(&mut self.out);
+                enc.finish_into(dst);
                 (Encoding::DELTA_LENGTH_BYTE_ARRAY, None)
             }
             (None, Fallback::Delta(enc)) => {
-                enc.finish_into(&mut self.out);
+                enc.finish_into(dst);
                 (Encoding::DELTA_BYTE_ARRAY, None)
             }
+        };
+        // A PLAIN page has no bound, so no lent block besides its own.
+        let bytes = match (plain, lent) {
+            (Some(block), _) | (None, Some(block)) => PageBytes::Block(block),
+            (None, None) => PageBytes::Encoded(&self.out),
         };
         std::mem::swap(&mut self.current, &mut self.flushed);
         self.current.clear();
         Ok(DataPageValues {
             encoding,
-            bytes: match plain {
-                Some(block) => PageBytes::Block(block),
-                None => PageBytes::Encoded(&self.out),
-            },
+            bytes,
             min_max: &self.flushed,
             nan_count: None,
             variable_length_bytes: Some(std::mem::take(&mut self.variable_length_bytes)),

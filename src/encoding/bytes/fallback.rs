@@ -133,6 +133,11 @@ impl DeltaLengthByteArray {
         self.lengths.completed_len() + self.data.len()
     }
 
+    /// At most how many bytes [`Self::finish_into`] appends now.
+    pub(crate) fn finished_bound(&self) -> usize {
+        self.lengths.finished_bound() + self.data.len()
+    }
+
     /// Bytes held.
     pub(crate) fn memory_size(&self) -> usize {
         self.lengths.memory_size() + self.data.capacity() + self.scratch.capacity() * 4
@@ -216,6 +221,13 @@ impl DeltaByteArray {
     pub(crate) fn estimated_size(&self) -> usize {
         self.prefix_lengths.completed_len()
             + self.suffix_lengths.completed_len()
+            + self.suffixes.len()
+    }
+
+    /// At most how many bytes [`Self::finish_into`] appends now.
+    pub(crate) fn finished_bound(&self) -> usize {
+        self.prefix_lengths.finished_bound()
+            + self.suffix_lengths.finished_bound()
             + self.suffixes.len()
     }
 

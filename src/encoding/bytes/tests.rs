@@ -130,8 +130,11 @@ fn delta_length_matches_upstream() {
                     up.put(&byte_arrays(&v, p)).unwrap();
                     assert_eq!(ours.estimated_size(), up.estimated_data_encoded_size());
                 });
+                // The page's values go into a block sized by the bound.
+                let bound = ours.finished_bound();
                 let mut out = Vec::new();
                 ours.finish_into(&mut out);
+                assert!(out.len() <= bound, "{} > bound {bound}", out.len());
                 assert_eq!(out, up.flush_buffer().unwrap().to_vec());
             }
         }
@@ -156,8 +159,11 @@ fn delta_byte_array_matches_upstream() {
                     up.put(&byte_arrays(&v, p)).unwrap();
                     assert_eq!(ours.estimated_size(), up.estimated_data_encoded_size());
                 });
+                // The page's values go into a block sized by the bound.
+                let bound = ours.finished_bound();
                 let mut out = Vec::new();
                 ours.finish_into(&mut out);
+                assert!(out.len() <= bound, "{} > bound {bound}", out.len());
                 assert_eq!(out, up.flush_buffer().unwrap().to_vec());
             }
         }
@@ -194,8 +200,10 @@ fn dictionary_matches_upstream() {
                     up.put(&byte_arrays(&v, p)).unwrap();
                     assert_eq!(ours.encoded_size(), up.dict_encoded_size());
                 });
+                let bound = ours.indices_bound();
                 let mut out = Vec::new();
                 ours.finish_page_into(&mut out);
+                assert!(out.len() <= bound, "{} > bound {bound}", out.len());
                 assert_eq!(out, up.write_indices().unwrap().to_vec());
             }
             let dict = up.write_dict().unwrap().to_vec();

@@ -178,6 +178,16 @@ impl<T: DeltaInt> DeltaBinaryPacked<T> {
         self.blocks.len()
     }
 
+    /// At most how many bytes [`Self::finish_into`] appends now: the
+    /// header's four numbers, the completed blocks and the open one.
+    pub(crate) fn finished_bound(&self) -> usize {
+        let open = match self.deltas.len() {
+            0 => 0,
+            _ => 10 + self.mini_blocks + self.block_size * T::WIDTH,
+        };
+        4 * 10 + self.blocks.len() + open
+    }
+
     /// Bytes held by the encoder's buffers.
     pub(crate) fn memory_size(&self) -> usize {
         self.deltas.capacity() * T::WIDTH

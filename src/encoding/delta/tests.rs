@@ -58,8 +58,10 @@ fn dbp_matches_upstream() {
             }
             assert_eq!(ours.completed_len(), up.estimated_data_encoded_size());
         }
+        let bound = ours.finished_bound();
         let mut out = Vec::new();
         ours.finish_into(&mut out);
+        assert!(out.len() <= bound, "case {case}: {} > {bound}", out.len());
         assert_eq!(out, up.flush_buffer().unwrap().to_vec(), "case {case}");
     }
 }
@@ -100,15 +102,20 @@ fn dbp_le_values_match_upstream() {
                 ours32.put_le(&le);
                 assert_eq!(ours32.completed_len(), up32.estimated_data_encoded_size());
             }
+            // Each page's bytes go into a block sized by the bound.
+            let bound = ours.finished_bound();
             let mut out = Vec::new();
             ours.finish_into(&mut out);
+            assert!(out.len() <= bound, "case {case}: {} > {bound}", out.len());
             assert_eq!(
                 out,
                 up.flush_buffer().unwrap().to_vec(),
                 "case {case} page {page}"
             );
+            let bound = ours32.finished_bound();
             let mut out = Vec::new();
             ours32.finish_into(&mut out);
+            assert!(out.len() <= bound, "case {case}: {} > {bound}", out.len());
             assert_eq!(
                 out,
                 up32.flush_buffer().unwrap().to_vec(),

@@ -421,3 +421,30 @@ fn one_repeated_value_per_mini_batch() {
         }
     }
 }
+
+/// A page's indices go into a block sized by `indices_bound`: no run
+/// structure makes them longer (runs of every length around the group
+/// size, all distinct, one value, bit widths 0 to 17).
+#[test]
+fn indices_stay_within_their_bound() {
+    let mut rng = StdRng::seed_from_u64(21);
+    for case in 0..400 {
+        let distinct = [1usize, 2, 3, 200, 70_000][case % 5];
+        let run = [1usize, 7, 8, 9, 15, 16, 17, 63, 64, 65, 500][case % 11];
+        let n = rng.random_range(0..5_000);
+        let mut dict = Dictionary::with_expected(8, 0);
+        let mut values = Vec::with_capacity(n * 8);
+        let mut v = 0u64;
+        for i in 0..n {
+            if i % run == 0 {
+                v = rng.random_range(0..distinct as u64);
+            }
+            values.extend_from_slice(&v.to_le_bytes());
+        }
+        dict.put(Slots::fixed(&values, 8));
+        let bound = dict.indices_bound();
+        let mut out = Vec::new();
+        dict.finish_page_into(&mut out);
+        assert!(out.len() <= bound, "case {case}: {} > {bound}", out.len());
+    }
+}
