@@ -223,14 +223,14 @@ impl LaneMemory {
     /// (beyond what is covered, the lanes reserve the rest).
     pub(crate) fn change(&self, before: usize, now: usize) {
         if now > before {
-            let total = self.published.fetch_add(now - before, SeqCst) + (now - before);
+            self.published.fetch_add(now - before, SeqCst);
             if let Some(cover) = self.cover.get() {
-                cover.cover(total);
+                cover.cover(&self.published);
             }
         } else if now < before {
-            let total = self.published.fetch_sub(before - now, SeqCst) - (before - now);
+            self.published.fetch_sub(before - now, SeqCst);
             if let Some(cover) = self.cover.get() {
-                cover.release(total);
+                cover.release(&self.published);
             }
         }
     }
@@ -261,7 +261,7 @@ impl LaneMemory {
     pub(crate) fn set_allowance(&self, bytes: usize) {
         if let Some(cover) = self.cover.get() {
             cover.allowance.store(bytes, SeqCst);
-            cover.cover(self.published());
+            cover.cover(&self.published);
         }
     }
 
@@ -305,16 +305,16 @@ impl LaneCover {
         self.refused.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Reserves what the lanes' `total` needs beyond their allowance and
-    /// what they reserved already.
-    fn cover(&self, total: usize) {
-        let have = || self.allowance.load(SeqCst) + self.extra.load(SeqCst);
-        if total <= have() {
-            return;
-        }
+    /// Reserves what the lanes' total (`published`) needs beyond their
+    /// allowance and what they reserved already.
+    ///
+    /// Compared under the lock only: a column giving blocks back
+    /// ([`Self::release`]) may be about to lower what is had, by a total
+    /// it read before this column published more.
+    fn cover(&self, published: &AtomicUsize) {
         let mut refused = self.lock();
-        // Another column may have reserved meanwhile.
-        let have = have();
+        let total = published.load(SeqCst);
+        let have = self.allowance.load(SeqCst) + self.extra.load(SeqCst);
         if total <= have {
             return;
         }
@@ -343,11 +343,15 @@ impl LaneCover {
     /// that the lanes' `total` no longer needs, but one (so that a total
     /// going up and down around a block's edge does not call the listener
     /// each time).
-    fn release(&self, total: usize) {
+    fn release(&self, published: &AtomicUsize) {
         if self.extra.load(SeqCst) == 0 {
             return;
         }
         let _lock = self.lock();
+        // The total as it is now, not as this column left it: another
+        // column that published more since may have found its growth
+        // covered by the very blocks a stale total would give back.
+        let total = published.load(SeqCst);
         let extra = self.extra.load(SeqCst);
         let keep = total
             .saturating_sub(self.allowance.load(SeqCst))
@@ -424,3 +428,6 @@ impl Drop for Share {
         self.memory.change(self.bytes, 0);
     }
 }
+
+#[cfg(test)]
+mod tests;
