@@ -16,7 +16,7 @@ use super::bloom::BloomFilter;
 use super::dictionary::Dictionary;
 use super::fallback::Fallback;
 use super::min_max::{MinMax, batch_min_max};
-use super::page::{DataPageValues, DictionaryPage, PageBytes};
+use super::page::{CutBuffer, DataPageValues, DictionaryPage};
 use crate::values::{Slots, ValueOrder, ValueSource};
 use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::bloom_filter::Sbbf;
@@ -324,16 +324,10 @@ impl ColumnEncoder {
         &mut self,
         lend: impl FnOnce(usize) -> Result<Option<PageBlock>>,
     ) -> Result<DataPageValues<'_>> {
-        let mut lent = match self.values_bound() {
-            Some(bound) => lend(bound)?,
-            None => None,
-        };
+        let mut cut = CutBuffer::new(self.values_bound(), lend)?;
         self.num_values = 0;
         self.out.clear();
-        let dst = match &mut lent {
-            Some(block) => block.buffer(),
-            None => &mut self.out,
-        };
+        let dst = cut.buffer(&mut self.out);
         let (encoding, plain) = match (&mut self.dictionary, &mut self.fallback) {
             (Some(dict), _) => {
                 dict.finish_page_into(dst);
@@ -349,11 +343,7 @@ impl ColumnEncoder {
                 (other.encoding(), None)
             }
         };
-        // A PLAIN page has no bound, so no lent block besides its own.
-        let bytes = match (plain, lent) {
-            (Some(block), _) | (None, Some(block)) => PageBytes::Block(block),
-            (None, None) => PageBytes::Encoded(&self.out),
-        };
+        let bytes = cut.into_bytes(plain, &self.out);
         let (min_max, nan_count) = self.extremes.flush();
         Ok(DataPageValues {
             encoding,

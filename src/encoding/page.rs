@@ -1,10 +1,12 @@
 //! What an encoder hands over when a page is cut: a data page's values
 //! ([`DataPageValues`], where its bytes are: [`PageBytes`]) and the
-//! dictionary page ([`DictionaryPage`]).
+//! dictionary page ([`DictionaryPage`]); where values written out at the
+//! cut go ([`CutBuffer`]).
 
 use super::block::PageBlock;
 use super::min_max::MinMax;
 use parquet::basic::Encoding;
+use parquet::errors::Result;
 
 /// A data page's values, as an encoder's `flush_data_page` hands them over.
 #[derive(Debug)]
@@ -50,4 +52,46 @@ pub(crate) struct DictionaryPage {
     pub values: Vec<u8>,
     /// Number of distinct values.
     pub num_values: usize,
+}
+
+/// Where an encoder writes a page's values out when the page is cut: a
+/// block lent for them (a block of the chunk's sink, where the page then
+/// stays), or else the encoder's own buffer.
+#[derive(Debug)]
+pub(crate) struct CutBuffer {
+    lent: Option<PageBlock>,
+}
+
+impl CutBuffer {
+    /// The block `lend` gives for at most `bound` bytes of values; `None`
+    /// (no bound: a PLAIN page, which has its own block, or an encoder not
+    /// written out this way) asks for none.
+    pub(crate) fn new(
+        bound: Option<usize>,
+        lend: impl FnOnce(usize) -> Result<Option<PageBlock>>,
+    ) -> Result<Self> {
+        let lent = match bound {
+            Some(bound) => lend(bound)?,
+            None => None,
+        };
+        Ok(Self { lent })
+    }
+
+    /// The buffer to write into: the lent block's, or `out`.
+    pub(crate) fn buffer<'a>(&'a mut self, out: &'a mut Vec<u8>) -> &'a mut Vec<u8> {
+        match &mut self.lent {
+            Some(block) => block.buffer(),
+            None => out,
+        }
+    }
+
+    /// The page's bytes: a PLAIN page's own block (`plain`; such a page
+    /// has no bound, so nothing was lent besides), else the lent block,
+    /// else `out`.
+    pub(crate) fn into_bytes(self, plain: Option<PageBlock>, out: &[u8]) -> PageBytes<'_> {
+        match (plain, self.lent) {
+            (Some(block), _) | (None, Some(block)) => PageBytes::Block(block),
+            (None, None) => PageBytes::Encoded(out),
+        }
+    }
 }

@@ -17,7 +17,7 @@ use super::remap::KeyRemap;
 use crate::encoding::block::PageBlock;
 use crate::encoding::bloom::BloomFilter;
 use crate::encoding::min_max::MinMax;
-use crate::encoding::page::{DataPageValues, DictionaryPage, PageBytes};
+use crate::encoding::page::{CutBuffer, DataPageValues, DictionaryPage};
 use crate::values::ValueOrder;
 use crate::values::bytes::{ByteSource, Picks};
 use parquet::basic::Encoding;
@@ -284,16 +284,10 @@ impl ByteEncoder {
             (None, Fallback::Delta(enc)) => Some(enc.finished_bound()),
             (None, Fallback::Plain(_)) => None,
         };
-        let mut lent = match bound {
-            Some(bound) => lend(bound)?,
-            None => None,
-        };
+        let mut cut = CutBuffer::new(bound, lend)?;
         self.num_values = 0;
         self.out.clear();
-        let dst = match &mut lent {
-            Some(block) => block.buffer(),
-            None => &mut self.out,
-        };
+        let dst = cut.buffer(&mut self.out);
         let (encoding, plain) = match (&mut self.dictionary, &mut self.fallback) {
             (Some(dict), _) => {
                 if let Some((lo, hi)) = self.page_keys.min_max() {
@@ -316,11 +310,7 @@ impl ByteEncoder {
                 (Encoding::DELTA_BYTE_ARRAY, None)
             }
         };
-        // A PLAIN page has no bound, so no lent block besides its own.
-        let bytes = match (plain, lent) {
-            (Some(block), _) | (None, Some(block)) => PageBytes::Block(block),
-            (None, None) => PageBytes::Encoded(&self.out),
-        };
+        let bytes = cut.into_bytes(plain, &self.out);
         std::mem::swap(&mut self.current, &mut self.flushed);
         self.current.clear();
         Ok(DataPageValues {
